@@ -1,0 +1,59 @@
+"""The ``coursekit`` command.
+
+Thin by design: each subcommand parses its arguments and calls one function that does the
+work (students' and everyone's commands live in ``coursekit``; instructor commands in
+``autograder``). Imports are lazy so ``coursekit --help`` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, function, one-line help). The module exposes
+# ``add_arguments(parser)`` named ``<function>_arguments`` and ``<function>(args) -> int``.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "doctor": ("coursekit.hardware.doctor", "doctor", "is this machine ready for the course, and how fast is it"),
+    "validate": ("autograder.commands", "validate", "self-check a notebook: run its visible checks, list pass/fail"),
+    "release": ("autograder.commands", "release", "generate notebooks/ (student versions) from solutions/"),
+    "autograde": ("autograder.commands", "autograde", "grade a class of submissions in the sandbox"),
+    "feedback": ("autograder.commands", "feedback", "write per-student feedback HTML"),
+    "export": ("autograder.commands", "export", "write grades.csv and Gradescope-style results.json"),
+    "demo": ("autograder.commands", "demo", "grade the bundled demo class end to end"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coursekit", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, function, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_target=(module, function))
+        try:
+            add_arguments = getattr(importlib.import_module(module), f"{function}_arguments")
+        except (ImportError, AttributeError):
+            continue  # the command is not built yet; it will say so when run
+        add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # Only import the module of the command being run, not all of them.
+    parser = argparse.ArgumentParser(prog="coursekit", add_help=False)
+    parser.add_argument("command", nargs="?")
+    known, _ = parser.parse_known_args(argv)
+    if known.command not in COMMANDS:
+        build_parser().print_help()
+        return 0 if known.command is None or known.command in ("-h", "--help") else 2
+    module, function = COMMANDS[known.command][:2]
+    full = argparse.ArgumentParser(prog=f"coursekit {known.command}",
+                                   description=COMMANDS[known.command][2])
+    mod = importlib.import_module(module)
+    getattr(mod, f"{function}_arguments", lambda p: None)(full)
+    args = full.parse_args(argv[1:])
+    return int(getattr(mod, function)(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
