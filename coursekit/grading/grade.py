@@ -1,0 +1,94 @@
+"""``grade(check_name, impl)``: the one call that visible and hidden test cells make.
+
+It has two modes:
+
+* **Student mode** (JupyterLab, nbval): run the check on ``impl`` and on the reference right
+  here, print a short report, and raise :class:`CheckFailed` if any case differs.
+* **Grade mode** (``COURSEKIT_MODE=grade``, set by the autograder and ``coursekit
+  validate`` when they start the kernel): only run the check on ``impl`` and publish the
+  observations as cell output. The grader process computes the verdict from them; nothing the
+  kernel does can change that verdict, only the observations it reports.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any
+
+from .encoding import MIME_TYPE, encode, encode_error
+from .integrity import find_forbidden
+from .program import get_check, run_program
+from .report import format_check
+from .seeds import seed_for
+from .verdict import judge, observed
+
+MODE_ENV = "COURSEKIT_MODE"
+
+
+class CheckFailed(AssertionError):
+    """A check found differences from the reference; the message lists them."""
+
+
+def grading_mode() -> bool:
+    return os.environ.get(MODE_ENV) == "grade"
+
+
+def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
+    """Check ``impl`` against the reference implementation of ``check_name``.
+
+    Args:
+        check_name: ``"<lab>.<exercise>"``, e.g. ``"lab01.two_layer_grads"``.
+        impl: the student's function, class, or a dict of several names.
+        hidden: hidden checks use a secret seed at grade time.
+    """
+    __tracebackhide__ = True  # IPython: show the student's cell, not this frame
+    check = get_check(check_name)
+    seed = seed_for(check_name, hidden)
+    observations = run_program(check, impl, seed)
+    if grading_mode():
+        _publish(check_name, hidden, observations)
+        return
+    result = judge(check_name, seed, [(o.label, observed(o.value, o.error)) for o in observations],
+                   hidden=hidden)
+    findings = find_forbidden(_sources_of(impl), check.forbid) if check.forbid else []
+    if findings:
+        result = result.failed("uses what this exercise asks you to build yourself: "
+                               + "; ".join(str(f) for f in findings))
+    report = format_check(result)
+    if hidden:
+        report += f"\n    (seed {seed}; rerun with COURSEKIT_SEED={seed} to reproduce)"
+    print(report)
+    if not result.passed:
+        raise CheckFailed(f"{check_name}: {sum(not c.passed for c in result.cases)} of "
+                          f"{len(result.cases)} cases differ from the reference (see above)")
+
+
+def _publish(check_name: str, hidden: bool, observations: list) -> None:
+    payload = {
+        "version": 1,
+        "check": check_name,
+        "hidden": hidden,
+        "observations": [
+            {"label": o.label,
+             "value": encode_error(o.error) if o.error is not None else encode(o.value)}
+            for o in observations
+        ],
+    }
+    summary = f"coursekit: {check_name} recorded {len(observations)} observations for grading"
+    try:
+        from IPython.display import display
+        display({MIME_TYPE: payload, "text/plain": summary}, raw=True)
+    except ImportError:  # not in a kernel: nothing to publish to
+        print(summary)
+
+
+def _sources_of(impl: Any) -> dict[str, str]:
+    """Best-effort source of the student's objects, for the delegation check in student mode."""
+    objects = impl.values() if isinstance(impl, dict) else [impl]
+    sources = {}
+    for obj in objects:
+        try:
+            sources[getattr(obj, "__qualname__", repr(obj))] = inspect.getsource(obj)
+        except (TypeError, OSError):
+            continue
+    return sources

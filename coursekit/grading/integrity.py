@@ -1,0 +1,121 @@
+"""Static checks on student code: delegation to forbidden modules, and tampering.
+
+Both run on source text, outside the student's kernel, so student code cannot switch them
+off. They are deliberately simple: a match names the cell and the construct, and a TA can
+read the code to confirm.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# Constructs that change how later cells or the checks run. Legitimate lab code never needs
+# them; a submission that uses one is flagged for a TA instead of being graded.
+TAMPERING = {
+    "input_transformers_cleanup": "installs an IPython input transformer",
+    "input_transformers_post": "installs an IPython input transformer",
+    "input_transformer_manager": "changes IPython's input transformers",
+    "ast_transformers": "installs an IPython AST transformer",
+    "register_magic_function": "defines a magic",
+    "settrace": "installs a trace function",
+    "setprofile": "installs a profile function",
+    "__builtins__": "changes Python's builtins",
+    "builtins": "changes Python's builtins",
+    "coursekit.grading": "touches the grading code",
+    "sys.modules": "edits the module table",
+    "ctypes": "uses ctypes",
+    "gc.get_objects": "walks the interpreter's objects",
+    "gc.get_referrers": "walks the interpreter's objects",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    cell: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.cell}: {self.what}"
+
+
+def _parse(source: str) -> ast.AST | None:
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 — IPython missing or odd input: parse the raw text
+        pass
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _dotted_names(tree: ast.AST) -> list[str]:
+    """Every module path and attribute chain the code names, with import aliases resolved."""
+    aliases: dict[str, str] = {}
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                names.append(alias.name)
+                aliases[(alias.asname or alias.name).split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                names.append(full)
+                aliases[alias.asname or alias.name] = full
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            parts = []
+            current: ast.AST = node
+            while isinstance(current, ast.Attribute):
+                parts.append(current.attr)
+                current = current.value
+            if isinstance(current, ast.Name):
+                parts.append(aliases.get(current.id, current.id))
+            names.append(".".join(reversed(parts)))
+            names.append("." + node.attr)
+        elif isinstance(node, ast.Name):
+            names.append(aliases.get(node.id, node.id))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.append(node.value)
+    return names
+
+
+def _matches(name: str, pattern: str) -> bool:
+    if pattern.startswith("."):  # ".backward": any attribute of that name
+        return name == pattern
+    return name == pattern or name.startswith(pattern + ".") or (
+        # a string that mentions the module, e.g. importlib.import_module("coursekit.autograd")
+        pattern in name and "." in pattern)
+
+
+def find_forbidden(cells: dict[str, str], forbid: tuple[str, ...]) -> list[Finding]:
+    """Uses of the ``forbid`` patterns (module prefixes, or ``.attr``) in ``{cell: source}``."""
+    findings = []
+    for cell, source in cells.items():
+        tree = _parse(source)
+        if tree is None:
+            continue
+        names = _dotted_names(tree)
+        for pattern in forbid:
+            if any(_matches(n, pattern) for n in names):
+                findings.append(Finding(cell, f"uses {pattern.lstrip('.')}"
+                                              f"{'()' if pattern.startswith('.') else ''}"))
+    return findings
+
+
+def find_tampering(cells: dict[str, str]) -> list[Finding]:
+    """Constructs from :data:`TAMPERING` in ``{cell: source}``."""
+    findings = []
+    for cell, source in cells.items():
+        tree = _parse(source)
+        names = _dotted_names(tree) if tree is not None else []
+        for pattern, what in TAMPERING.items():
+            hit = any(n == pattern or n.startswith(pattern + ".") or n.endswith("." + pattern)
+                      or n == "." + pattern for n in names)
+            if hit:
+                findings.append(Finding(cell, f"{what} ({pattern})"))
+    return findings

@@ -1,0 +1,149 @@
+"""Checks: small random programs run once on the student's code and once on the reference.
+
+A check is a generator function ``program(impl, rng)``. It draws its inputs from ``rng`` and
+yields :class:`Case` objects, each wrapping a zero-argument ``thunk`` that calls ``impl``.
+The runner calls each thunk, records what it returned (or raised) as an observation, and
+sends the value back into the generator, so later steps can build on earlier ones.
+
+The same program, with the same seed, runs on the student's implementation (in the student's
+kernel) and on the reference (in the grader), and the two lists of observations are compared
+label by label. Rules that keep the two runs aligned:
+
+* draw every random input in the generator body, never inside a thunk;
+* never branch on a value a thunk returned (the student's may differ);
+* give every case a unique, readable label: it is what the student sees.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+Program = Callable[[Any, np.random.Generator], Iterator["Case"]]
+
+
+@dataclass
+class Case:
+    """One observation to make: ``thunk()`` is run and its result compared.
+
+    Attributes:
+        label: what is being observed, shown to the student ("grad_w1, trial 2 (N=3, D=5)").
+        thunk: zero-argument callable that exercises the implementation.
+        hint: where to look when this observation differs.
+        rtol, atol: tolerances for floating-point comparison.
+        weight: share of the cell's points relative to the other cases.
+        names: labels for the items of a tuple result, e.g. ``("grad_x", "grad_y")``.
+    """
+
+    label: str
+    thunk: Callable[[], Any]
+    hint: str = ""
+    rtol: float = 1e-5
+    atol: float = 1e-7
+    weight: float = 1.0
+    names: tuple[str, ...] = ()
+
+
+@dataclass
+class Check:
+    """A named, registered check (see module docstring)."""
+
+    name: str
+    program: Program
+    reference: Callable[[], Any]
+    forbid: tuple[str, ...] = ()
+    description: str = ""
+    _reference_impl: Any = field(default=None, repr=False)
+
+    def reference_impl(self) -> Any:
+        if self._reference_impl is None:
+            self._reference_impl = self.reference()
+        return self._reference_impl
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def check(name: str, *, reference: Callable[[], Any], forbid: tuple[str, ...] = (),
+          description: str = "") -> Callable[[Program], Program]:
+    """Register ``program`` as the check ``name`` (``"<lab>.<exercise>"``).
+
+    Args:
+        reference: called once, lazily, to build the reference implementation.
+        forbid: module prefixes the student's code must not use for this exercise, e.g.
+            ``("torch.autograd", "coursekit.autograd")`` where the exercise rebuilds autograd.
+    """
+    def register(program: Program) -> Program:
+        _REGISTRY[name] = Check(name, program, reference, tuple(forbid),
+                                description or (program.__doc__ or "").strip().split("\n")[0])
+        return program
+    return register
+
+
+def get_check(name: str) -> Check:
+    """The check called ``name``, importing ``coursekit.grading.checks.<lab>`` on first use."""
+    if name not in _REGISTRY:
+        lab = name.split(".", 1)[0]
+        try:
+            importlib.import_module(f"coursekit.grading.checks.{lab}")
+        except ModuleNotFoundError as error:
+            if error.name != f"coursekit.grading.checks.{lab}":
+                raise
+    if name not in _REGISTRY:
+        raise KeyError(f"no check named {name!r}; known: {sorted(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+@dataclass
+class Observation:
+    """What one case returned (``value``) or raised (``error``)."""
+
+    label: str
+    value: Any = None
+    error: BaseException | None = None
+    case: Case | None = None
+
+
+class EarlierStepFailed(Exception):
+    """Stands in for the result of a step that raised, so later steps fail with a clear reason."""
+
+
+class _FailedResult:
+    """Sent back into the program in place of a result that raised: any use of it raises."""
+
+    def __init__(self, label: str):
+        object.__setattr__(self, "_label", label)
+
+    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+        raise EarlierStepFailed(f"skipped because an earlier step failed: {self._label}")
+
+    __getattr__ = __call__ = __iter__ = __getitem__ = __len__ = __array__ = _fail
+    __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __matmul__ = __float__ = _fail
+
+
+def run_program(check_: Check, impl: Any, seed: int) -> list[Observation]:
+    """Run ``check_``'s program on ``impl`` with inputs drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    generator = check_.program(impl, rng)
+    observations: list[Observation] = []
+    to_send: Any = None
+    while True:
+        try:
+            case = generator.send(to_send)
+        except StopIteration:
+            break
+        # A program that crashes outside a thunk is a bug in the check or in an impl the
+        # program touched directly; record it and stop rather than lose the earlier cases.
+        except Exception as error:  # noqa: BLE001
+            observations.append(Observation("(program stopped)", error=error))
+            break
+        try:
+            value = case.thunk()
+            observations.append(Observation(case.label, value=value, case=case))
+            to_send = value
+        except Exception as error:  # noqa: BLE001 — any student error is an outcome
+            observations.append(Observation(case.label, error=error, case=case))
+            to_send = _FailedResult(case.label)
+    return observations

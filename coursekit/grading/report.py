@@ -1,0 +1,28 @@
+"""Plain-text reports of check results, for notebooks, the terminal and feedback."""
+from __future__ import annotations
+
+from .verdict import CheckResult
+
+PASS, FAIL = "✓", "✗"
+
+
+def format_check(result: CheckResult, points: float | None = None, *,
+                 max_failures: int = 5) -> str:
+    """A short report: a header, then the failed cases with their hints (passes are counted)."""
+    kind = "hidden" if result.hidden else "visible"
+    n_pass = sum(c.passed for c in result.cases)
+    score = f", {points * result.fraction:.2f}/{points:g} points" if points is not None else ""
+    lines = [f"{PASS if result.passed else FAIL} {result.check} ({kind}): "
+             f"{n_pass}/{len(result.cases)} cases passed{score}"]
+    if result.reason:
+        lines.append(f"    {result.reason}")
+    failures = [c for c in result.cases if not c.passed]
+    for case in failures[:max_failures]:
+        if result.reason and case.message == result.reason:
+            continue
+        lines.append(f"  {FAIL} {case.label}: {case.message}")
+        if case.hint:
+            lines.append(f"      hint: {case.hint}")
+    if len(failures) > max_failures:
+        lines.append(f"  … and {len(failures) - max_failures} more failing cases")
+    return "\n".join(lines)

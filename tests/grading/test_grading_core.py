@@ -1,0 +1,106 @@
+"""The grading core: programs, safe encoding, comparison messages, verdicts, integrity scans."""
+import json
+
+import numpy as np
+import pytest
+
+from coursekit.grading import Case, CheckFailed, check, grade, judge, run_program, get_check
+from coursekit.grading.encoding import MIME_TYPE, decode, encode
+from coursekit.grading.integrity import find_forbidden, find_tampering
+from coursekit.grading.seeds import hidden_seed, public_seed
+from coursekit.grading.verdict import decode_payload, observed
+
+
+def _reference_square():
+    return lambda x: x ** 2
+
+
+@check("toy.square", reference=_reference_square, forbid=("coursekit.autograd",))
+def _square_program(impl, rng):
+    for trial in range(3):
+        x = rng.standard_normal((2, 3))
+        yield Case(f"square, trial {trial}", lambda: impl(x), hint="square every element")
+    yield Case("square of a string raises TypeError", lambda: impl("a"))
+
+
+def test_correct_implementation_passes_in_student_mode(capsys):
+    grade("toy.square", lambda x: x * x)
+    assert "4/4 cases passed" in capsys.readouterr().out
+
+
+def test_wrong_implementation_fails_with_index_and_hint(capsys):
+    with pytest.raises(CheckFailed, match="4 of 4 cases differ"):
+        grade("toy.square", lambda x: x * 2 if not isinstance(x, str) else x * 2)
+    out = capsys.readouterr().out
+    assert "differs at index (0, 0)" in out and "hint: square every element" in out
+    assert "expected TypeError to be raised" in out
+
+
+def test_always_equal_object_is_not_accepted():
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+    result = judge("toy.square", 0, [(label, observed(AlwaysEqual())) for label in
+                                     [f"square, trial {t}" for t in range(3)]], hidden=False)
+    assert all(not c.passed for c in result.cases)
+    assert "object of type" in result.cases[0].message
+
+
+def test_payload_round_trip_is_plain_json_and_judged_in_the_grader(monkeypatch):
+    monkeypatch.setenv("COURSEKIT_MODE", "grade")
+    observations = run_program(get_check("toy.square"), lambda x: x ** 2, public_seed("toy.square"))
+    payload = {"observations": [{"label": o.label, "value": encode(o.value) if o.error is None
+                                 else {"error": [type(o.error).__name__], "message": ""}}
+                                for o in observations]}
+    text = json.dumps(payload)  # must be JSON, not pickle
+    result = judge("toy.square", public_seed("toy.square"), decode_payload(json.loads(text)),
+                   hidden=False)
+    assert result.passed and result.fraction == 1.0
+
+
+def test_missing_observations_are_failures_with_a_reason():
+    result = judge("toy.square", 1, [], hidden=True)
+    assert result.fraction == 0 and all("not observed" in c.message for c in result.cases)
+
+
+def test_encoding_rejects_object_arrays_and_keeps_numbers():
+    assert isinstance(decode(encode(np.array([object()]))), object)
+    assert "opaque" in encode(np.array([object()], dtype=object))
+    np.testing.assert_array_equal(decode(encode(np.arange(6.0).reshape(2, 3))),
+                                  np.arange(6.0).reshape(2, 3))
+    assert decode(encode((1, [2.5, "x"], {"a": None}))) == (1, [2.5, "x"], {"a": None})
+    assert np.isnan(decode(encode(float("nan"))))
+
+
+def test_torch_and_meta_tensors_are_encoded():
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(decode(encode(torch.ones(2, dtype=torch.float64))), np.ones(2))
+    meta = decode(encode(torch.empty(3, 4, device="meta")))
+    assert meta.device == "meta" and meta.shape == (3, 4)
+
+
+def test_hidden_seeds_depend_on_secret_and_student():
+    assert hidden_seed("a.b", "s1", "x") != hidden_seed("a.b", "s2", "x")
+    assert hidden_seed("a.b", "s1", "x") != hidden_seed("a.b", "s1", "y")
+    assert public_seed("a.b") == public_seed("a.b")
+
+
+def test_delegation_to_forbidden_module_is_found_through_aliases_and_strings():
+    cells = {
+        "cell 3": "import coursekit as ck\ndef f(x):\n    return ck.autograd.tensor(x)",
+        "cell 4": "import importlib\nm = importlib.import_module('coursekit.autograd')",
+        "cell 5": "from torch import autograd",
+        "cell 6": "y = x.backward()",
+        "cell 7": "import numpy as np\ndef f(x):\n    return np.exp(x)",
+    }
+    found = find_forbidden(cells, ("coursekit.autograd", "torch.autograd", ".backward"))
+    assert {f.cell for f in found} == {"cell 3", "cell 4", "cell 5", "cell 6"}
+
+
+def test_input_transformer_and_builtins_patching_are_tampering():
+    cells = {
+        "a": "ip = get_ipython()\nip.input_transformers_cleanup.append(lambda lines: ['pass'])",
+        "b": "import builtins\nbuiltins.AssertionError = Exception",
+        "c": "%matplotlib inline\nimport numpy as np\nx = np.ones(3)",
+    }
+    assert {f.cell for f in find_tampering(cells)} == {"a", "b"}
