@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/coursekit demo
 
+# One BLAS/torch thread per test worker: two workers on two cores must not oversubscribe.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --timeout 900
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
+	  $(BIN)/python -m pytest -n 2 --dist loadfile --timeout 900
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
