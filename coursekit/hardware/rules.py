@@ -338,7 +338,7 @@ def bench_failures(report: dict[str, Any]) -> list[Finding]:
     found = []
     for result in (report.get("bench") or {}).get("results", []):
         skipped = result.get("skipped") or ""
-        if skipped.startswith("failed"):
+        if skipped.startswith(("failed", "device not available")):
             found.append(Finding("warning", f"bench-failed:{result.get('kind')}:{result.get('device')}",
                                  f"benchmark {result.get('kind')} {result.get('dtype') or ''} on "
                                  f"{result.get('device')} {skipped}",
