@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from coursekit.nn.module import Module
+from coursekit.nn.module import Module, _indent
 
 __all__ = ["Sequential", "ModuleList"]
 
@@ -138,3 +138,20 @@ class ModuleList(_IndexedModules):
 
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         return ModuleList(list(self) + list(other))
+
+    def __repr__(self) -> str:
+        # Runs of identical entries print once, as "(0-11): 12 x Block(...)", like torch.
+        if not self._modules:
+            return "ModuleList()"
+        runs: list[list] = []  # [first index, last index, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = []
+        for first, last, text in runs:
+            label = f"({first}): " if first == last else f"({first}-{last}): {last - first + 1} x "
+            lines.append(_indent(label + text, 2))
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"

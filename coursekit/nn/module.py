@@ -199,12 +199,13 @@ class Module:
                 "did its __init__ call super().__init__() first?"
             )
         for registry in _REGISTRIES:
-            if name in d[registry]:
-                return d[registry][name]
+            entries = d.get(registry, {})
+            if name in entries:
+                return entries[name]
         raise AttributeError(self._missing_attribute_message(name))
 
     def _missing_attribute_message(self, name: str) -> str:
-        d = self.__dict__
+        d = {r: self.__dict__.get(r, {}) for r in _REGISTRIES} | self.__dict__
         known = [k for r in _REGISTRIES for k in d[r]] + [k for k in d if not k.startswith("_")]
         known += [k for k in dir(type(self)) if not k.startswith("_")]
         message = f"'{type(self).__name__}' object has no attribute '{name}'"
@@ -277,7 +278,7 @@ class Module:
         seen: set[int] = set()
         modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
-            for name, value in module.__dict__[registry].items():
+            for name, value in getattr(module, registry).items():
                 if value is None:
                     continue
                 if remove_duplicate:
