@@ -123,66 +123,82 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if len(batch) == 0:
         raise CollateError("default_collate: expected at least one sample, got an empty batch")
     elem = batch[0]
+    elem_type = type(elem)
+    # The common case, every sample of one exact type, is checked in one cheap
+    # pass; the slower isinstance checks below only run when it fails.
+    uniform = len(set(map(type, batch))) == 1
 
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(elem, torch.Tensor):
-        _require_all(batch, torch.Tensor, "torch.Tensor")
+        if not uniform:
+            _require_all(batch, torch.Tensor, "torch.Tensor")
         return _stack_torch(torch, batch)
+    if elem_type is np.ndarray or isinstance(elem, np.ndarray):
+        if not uniform:
+            _require_all(batch, np.ndarray, "numpy.ndarray")
+        return _stack_numpy(batch)
     ck_tensor = _coursekit_tensor_type()
     if ck_tensor is not None and isinstance(elem, ck_tensor):
-        _require_all(batch, ck_tensor, "coursekit.Tensor")
+        if not uniform:
+            _require_all(batch, ck_tensor, "coursekit.Tensor")
         return _stack_coursekit(ck_tensor, batch)
-    if isinstance(elem, np.ndarray):
-        _require_all(batch, np.ndarray, "numpy.ndarray")
-        return _stack_numpy(batch)
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, (np.generic, bool, int, float, complex)):
-        _require_all(batch, (np.generic, bool, int, float, complex), "number")
-        if isinstance(elem, (bool, np.bool_)) and not all(isinstance(x, (bool, np.bool_)) for x in batch):
-            raise CollateError("default_collate: a bool at this position in sample 0 but a number in another sample")
-        if isinstance(elem, np.generic):
-            return np.array(batch)
-        # Python numbers: int -> int64, float -> float64, bool -> bool, as PyTorch's dtypes for them.
+        if not uniform:
+            _require_all(batch, (np.generic, bool, int, float, complex), "number")
+            if isinstance(elem, (bool, np.bool_)) != all(isinstance(x, (bool, np.bool_)) for x in batch):
+                raise CollateError("default_collate: samples mix bools and numbers at one position")
+        # NumPy scalars keep their dtype; Python int -> int64, float -> float64,
+        # bool -> bool (the dtypes PyTorch gives them).
         return np.array(batch)
     if isinstance(elem, collections.abc.Mapping):
-        keys = list(elem.keys())
-        for k, sample in enumerate(batch):
-            if not isinstance(sample, collections.abc.Mapping) or set(sample.keys()) != set(keys):
-                got = sorted(map(str, sample.keys())) if isinstance(sample, collections.abc.Mapping) else _kind(sample)
-                raise CollateError(
-                    f"default_collate: every sample must have the keys of sample 0 {sorted(map(str, keys))}, "
-                    f"but sample {k} has {got}"
-                )
-        collated = {key: default_collate([sample[key] for sample in batch]) for key in keys}
-        try:
-            return type(elem)(collated)
-        except TypeError:  # a mapping type that cannot be built from a dict
-            return collated
+        return _collate_mapping(batch, elem)
     if isinstance(elem, collections.abc.Sequence):
-        size = len(elem)
+        return _collate_sequence(batch, elem, uniform)
+    raise CollateError(
+        f"default_collate: cannot batch a sample of type {_kind(elem)}; expected NumPy arrays or scalars, "
+        "Python numbers, str, coursekit or torch tensors, or dicts / tuples / lists of these"
+    )
+
+
+def _collate_mapping(batch: Sequence[Any], elem: collections.abc.Mapping) -> Any:
+    keys = list(elem.keys())
+    key_set = set(keys)
+    for k, sample in enumerate(batch):
+        if not isinstance(sample, collections.abc.Mapping) or sample.keys() != key_set:
+            got = sorted(map(str, sample.keys())) if isinstance(sample, collections.abc.Mapping) else _kind(sample)
+            raise CollateError(
+                f"default_collate: every sample must have the keys of sample 0 {sorted(map(str, keys))}, "
+                f"but sample {k} has {got}"
+            )
+    collated = {key: default_collate([sample[key] for sample in batch]) for key in keys}
+    try:
+        return type(elem)(collated)
+    except TypeError:  # a mapping type that cannot be built from a dict
+        return collated
+
+
+def _collate_sequence(batch: Sequence[Any], elem: collections.abc.Sequence, uniform: bool) -> Any:
+    size = len(elem)
+    if not uniform or set(map(len, batch)) != {size}:
         for k, sample in enumerate(batch):
-            if not isinstance(sample, collections.abc.Sequence) or isinstance(sample, (str, bytes)) or len(sample) != size:
+            if (not isinstance(sample, collections.abc.Sequence) or isinstance(sample, (str, bytes))
+                    or len(sample) != size):
                 got = f"length {len(sample)}" if isinstance(sample, collections.abc.Sequence) else _kind(sample)
                 raise CollateError(
                     f"default_collate: every sample must be a sequence of length {size} like sample 0, "
                     f"but sample {k} has {got}"
                 )
-        columns = [default_collate(column) for column in zip(*batch)]
-        if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-            return type(elem)(*columns)
-        if isinstance(elem, tuple):
-            return tuple(columns)
-        if isinstance(elem, list):
-            return columns
-        try:
-            return type(elem)(columns)
-        except TypeError:
-            return columns
-    raise CollateError(
-        f"default_collate: cannot batch a sample of type {_kind(elem)}; expected NumPy arrays or scalars, "
-        "Python numbers, str, coursekit or torch tensors, or dicts / tuples / lists of these"
-    )
+    columns = [default_collate(column) for column in zip(*batch)]
+    if isinstance(elem, tuple):
+        return type(elem)(*columns) if hasattr(elem, "_fields") else tuple(columns)  # namedtuple or tuple
+    if isinstance(elem, list):
+        return columns
+    try:
+        return type(elem)(columns)
+    except TypeError:
+        return columns
 
 
 def default_convert(data: Any) -> Any:

@@ -51,6 +51,8 @@ T_co = TypeVar("T_co", covariant=True)
 _POLL_INTERVAL = 1.0
 # How long shutdown waits for workers to leave on their own before terminating them.
 _SHUTDOWN_GRACE = 1.0
+# Kernel buffer asked for each result pipe (Linux caps it at /proc/sys/fs/pipe-max-size).
+_RESULT_PIPE_BYTES = 1 << 20
 # Attributes that decide what an epoch yields; changing them after construction
 # would silently disagree with the samplers already built (PyTorch forbids it too).
 _FROZEN_AFTER_INIT = ("dataset", "batch_size", "batch_sampler", "sampler", "drop_last", "persistent_workers")
@@ -394,6 +396,21 @@ def _shutdown_workers(workers: list[_Worker]) -> None:
             w.process.join(_SHUTDOWN_GRACE)
 
 
+def _widen_pipe(conn: Any) -> None:
+    """Give a result pipe room for several batches (Linux only; best effort).
+
+    A pipe holds 64 KiB by default, less than one batch of 64 x 256 float32, so a
+    worker would stall on every send until the main process drains it; on a busy
+    machine each stall costs a scheduler time slice.
+    """
+    try:
+        import fcntl
+
+        fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, _RESULT_PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 def _exit_description(exitcode: int | None) -> str:
     if exitcode is None:
         return "exit code unknown"
@@ -424,6 +441,7 @@ class _MultiProcessIter(_BaseIter):
         for wid in range(self._num_workers):
             task_reader, task_writer = ctx.Pipe(duplex=False)
             result_reader, result_writer = ctx.Pipe(duplex=False)
+            _widen_pipe(result_writer)
             process = ctx.Process(
                 target=worker_loop,
                 args=(loader.dataset, loader._iterable, loader._auto_collation, loader.collate_fn, loader.batch_size,

@@ -8,6 +8,7 @@ sampler for a list of indices, fetches those samples and collates them.
 from __future__ import annotations
 
 import numbers
+from itertools import islice
 from typing import Any, Generic, Iterable, Iterator, Sequence, Sized, TypeVar
 
 import numpy as np
@@ -217,13 +218,12 @@ class BatchSampler(Sampler[list[int]]):
         self.drop_last = _check_bool(drop_last, "BatchSampler: drop_last")
 
     def __iter__(self) -> Iterator[list[int]]:
-        batch: list[int] = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        indices = iter(self.sampler)
+        while True:
+            # islice pulls a whole batch in C, instead of one Python step per index.
+            batch = list(islice(indices, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
             yield batch
 
     def __len__(self) -> int:
