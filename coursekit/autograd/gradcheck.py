@@ -71,13 +71,13 @@ def gradcheck(
             bad |= np.isnan(a) != np.isnan(n)
             if bad.any():
                 r, c = np.unravel_index(np.argmax(bad), bad.shape)
-                out_index = np.unravel_index(r, out.shape) if out.ndim else ()
-                in_index = np.unravel_index(c, inputs[i].shape) if inputs[i].ndim else ()
+                out_index = tuple(int(j) for j in np.unravel_index(r, out.shape))
+                in_index = tuple(int(j) for j in np.unravel_index(c, inputs[i].shape))
                 message = (
-                    f"Jacobian mismatch for output {k} with respect to input {i}: "
-                    f"d output{list(out_index)} / d input[{i}]{list(in_index)} is "
-                    f"numerical {n[r, c]:.6g} but analytical {a[r, c]:.6g} "
-                    f"(atol={atol}, rtol={rtol}; {int(bad.sum())} of {bad.size} entries differ)"
+                    f"Jacobian mismatch for output {k} with respect to input {i} at input element "
+                    f"{in_index} (output element {out_index}): numerical {n[r, c]:.6g}, "
+                    f"analytical {a[r, c]:.6g} (atol={atol}, rtol={rtol}; "
+                    f"{int(bad.sum())} of {bad.size} Jacobian entries differ)"
                 )
                 if raise_exception:
                     raise GradcheckError(message)

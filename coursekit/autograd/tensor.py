@@ -189,6 +189,11 @@ class Tensor:
         self._data[...] = 0
         return self
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # Pickling and deepcopy keep values and requires_grad, not the graph or .grad
+        # (DataLoader workers send tensors between processes this way).
+        return (Tensor, (self._data, self.requires_grad))
+
     # ------------------------------------------------------------------------- printing
     def __repr__(self) -> str:
         prefix = "tensor("

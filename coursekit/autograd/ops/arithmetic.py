@@ -103,6 +103,8 @@ class Pow(Function):
         p = ctx.p
         if p == 2:  # the common case (squared errors) without a second power
             return (2 * x) * grad, None
+        if p == 0:  # x^0 = 1 is constant; p * x^(p-1) would give 0 * inf = nan at x = 0
+            return np.zeros_like(grad), None
         return (p * x ** (p - 1)) * grad, None
 
 
