@@ -56,8 +56,20 @@ def log_softmax(input: Tensor, dim: int) -> Tensor:
 
 
 # ----------------------------------------------------------------------- linear
-def _check_linear_input(input: Any, weight: Tensor, where: str) -> None:
-    """Refuse inputs ``linear`` cannot use, saying expected vs got (the matmul error would not say why)."""
+def _check_linear_input(input: Any, weight: Tensor, caller: Any) -> None:
+    """Refuse inputs ``linear`` cannot use, saying expected vs got (the matmul error would not say why).
+
+    ``caller`` names the layer in the message: a string, or the module itself, whose repr is
+    only built when there is an error to report (this check runs on every forward).
+    """
+    if (
+        isinstance(input, Tensor)
+        and input.dtype == weight.dtype
+        and input.ndim > 0
+        and input.shape[-1] == weight.shape[-1]
+    ):
+        return
+    where = caller if isinstance(caller, str) else repr(caller)
     if not isinstance(input, Tensor):
         raise TypeError(
             f"{where}: expected a coursekit Tensor as input, got {type(input).__module__}.{type(input).__name__}; "
@@ -73,12 +85,10 @@ def _check_linear_input(input: Any, weight: Tensor, where: str) -> None:
             f"{where}: expected input of dtype {weight.dtype} (the weight's dtype), got {input.dtype}; "
             f"convert the input (x.to(np.{weight.dtype})) or the model (model.to(np.{input.dtype}))"
         )
-    in_features = weight.shape[-1]
-    if input.ndim == 0 or input.shape[-1] != in_features:
-        raise ShapeError(
-            f"{where}: expected input with last dimension {in_features} (in_features), "
-            f"got shape {tuple(input.shape)}"
-        )
+    raise ShapeError(
+        f"{where}: expected input with last dimension {weight.shape[-1]} (in_features), "
+        f"got shape {tuple(input.shape)}"
+    )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

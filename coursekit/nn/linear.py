@@ -85,7 +85,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound, generator=rng)
 
     def forward(self, input: Tensor) -> Tensor:
-        F._check_linear_input(input, self.weight, repr(self))
+        F._check_linear_input(input, self.weight, self)
         output = input @ self.weight.T
         if self.bias is not None:
             output = output + self.bias

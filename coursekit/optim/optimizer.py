@@ -34,6 +34,11 @@ def _tensor_type() -> type:
     return Tensor
 
 
+def _node_name(node: Any) -> str:
+    name = getattr(node, "name", None)
+    return name() if callable(name) else type(node).__name__
+
+
 def _to_numpy(value: Any) -> np.ndarray:
     """A NumPy copy of a coursekit Tensor, NumPy array or torch tensor."""
     if hasattr(value, "detach") and hasattr(value, "cpu") and type(value).__module__.startswith("torch"):
@@ -166,6 +171,12 @@ class Optimizer:
                 raise TypeError(
                     "optimizer can only optimize Tensors, but param "
                     f"{i} of the group is {type(p).__module__}.{type(p).__name__}"
+                )
+            if not p.is_leaf:
+                # The result of an op is recomputed on every forward: updating it would change nothing.
+                raise ValueError(
+                    f"can't optimize a non-leaf Tensor (param {i} comes from {_node_name(p.grad_fn)}); "
+                    "optimize the leaf it was computed from"
                 )
 
         for name, default in self.defaults.items():

@@ -255,6 +255,12 @@ def test_bad_params_argument_is_refused(bad, error, message):
         optim.SGD(bad if not isinstance(bad, set) else [{"params": bad}], lr=0.1)
 
 
+def test_a_non_leaf_tensor_is_refused():
+    w = nn.Parameter(np.ones(2))
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+        optim.SGD([w * 2.0], lr=0.1)
+
+
 def test_a_single_tensor_instead_of_an_iterable_is_refused():
     with pytest.raises(TypeError, match="iterable of Tensors or dicts"):
         optim.SGD(nn.Parameter(np.zeros(2)), lr=0.1)
