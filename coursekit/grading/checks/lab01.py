@@ -1,0 +1,261 @@
+"""Checks for lab01_graphs: manual gradients in NumPy and torch, a training loop, devices.
+
+Every reference computes its gradients with torch autograd in float64, so a student's
+hand-derived backward is compared with an independent oracle, never with stored numbers.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..program import Case, EarlierStepFailed, check
+
+
+
+def _learning_rate(n: int, d_in: int) -> float:
+    """A step size that keeps the random problems below stable (curvature grows with N + D_in)."""
+    return 0.05 / (n + d_in)
+
+
+# ---------------------------------------------------------------- references (torch autograd)
+
+def _torch():
+    import torch
+    return torch
+
+
+def _reference_numpy_graph_grads() -> Callable:
+    def numpy_graph_grads(x, y, z):
+        torch = _torch()
+        tx, ty, tz = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, y, z))
+        c = (tx * ty + tz).sum()
+        c.backward()
+        return tx.grad.numpy(), ty.grad.numpy(), tz.grad.numpy()
+    return numpy_graph_grads
+
+
+def _autograd_two_layer(x, y, w1, w2):
+    """Loss and gradients of the two-layer ReLU net, by torch autograd (torch tensors in)."""
+    torch = _torch()
+    w1 = w1.detach().clone().requires_grad_(True)
+    w2 = w2.detach().clone().requires_grad_(True)
+    loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
+    grad_w1, grad_w2 = torch.autograd.grad(loss, (w1, w2))
+    return loss.detach(), grad_w1, grad_w2
+
+
+def _reference_two_layer_grads() -> Callable:
+    def two_layer_grads(x, y, w1, w2):
+        torch = _torch()
+        loss, g1, g2 = _autograd_two_layer(*(torch.tensor(v, dtype=torch.float64)
+                                             for v in (x, y, w1, w2)))
+        return float(loss), g1.numpy(), g2.numpy()
+    return two_layer_grads
+
+
+def _reference_train_two_layer() -> Callable:
+    def train_two_layer(x, y, w1, w2, lr, steps):
+        torch = _torch()
+        x, y, w1, w2 = (torch.tensor(v, dtype=torch.float64) for v in (x, y, w1, w2))
+        losses = []
+        for _ in range(steps):
+            loss, g1, g2 = _autograd_two_layer(x, y, w1, w2)
+            losses.append(float(loss))
+            w1, w2 = w1 - lr * g1, w2 - lr * g2
+        return w1.numpy(), w2.numpy(), losses
+    return train_two_layer
+
+
+def _reference_train_two_layer_torch() -> Callable:
+    def train_two_layer_torch(x, y, w1, w2, lr, steps):
+        torch = _torch()
+        losses = torch.empty(steps, dtype=x.dtype, device=x.device)
+        for t in range(steps):
+            loss, g1, g2 = _autograd_two_layer(x, y, w1, w2)
+            losses[t] = loss
+            w1, w2 = w1 - lr * g1, w2 - lr * g2
+        return w1, w2, losses
+    return train_two_layer_torch
+
+
+# ---------------------------------------------------------------- helpers for the programs
+
+def _two_layer_problem(rng: np.random.Generator, n: int, d_in: int, h: int, d_out: int):
+    """Random data and weights scaled so that a few steps of gradient descent are stable."""
+    x = rng.standard_normal((n, d_in))
+    y = rng.standard_normal((n, d_out))
+    w2 = rng.standard_normal((h, d_out)) / np.sqrt(h)
+    # Redraw w1 until the ReLU is neither all on nor all off: a dead layer has no gradient,
+    # and a layer with no zeros would not tell a missing mask from a right one.
+    while True:
+        w1 = rng.standard_normal((d_in, h)) / np.sqrt(d_in)
+        active = (x @ w1 > 0).mean()
+        if 0.2 <= active <= 0.8:
+            return x, y, w1, w2
+
+
+def _shape(rng: np.random.Generator) -> tuple[int, int, int, int]:
+    return (int(rng.integers(3, 10)), int(rng.integers(2, 12)),
+            int(rng.integers(2, 10)), int(rng.integers(1, 6)))
+
+
+def _part(box: dict, index: int, to_array: bool = False) -> Any:
+    """Item ``index`` of the result the first case of a trial stored in ``box``."""
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    result = box["result"]
+    try:
+        item = result[index]
+    except Exception as error:  # noqa: BLE001 — a wrong return type is the student's outcome
+        raise TypeError(f"expected your function to return a tuple (w1, w2, losses), "
+                        f"got {type(result).__name__}") from error
+    return np.asarray(item, dtype=np.float64) if to_array else item
+
+
+def _after_call(box: dict, value: Any) -> Any:
+    """``value``, provided the call stored in ``box`` returned (else the case fails)."""
+    _part(box, 0)
+    return value
+
+
+def _call_into(box: dict, impl: Callable, *args: Any) -> Callable[[], Any]:
+    def thunk():
+        box.pop("result", None)
+        box["result"] = impl(*args)
+        losses = box["result"][2]
+        if _is_torch_tensor(losses):
+            return losses
+        return np.asarray(losses, dtype=np.float64)
+    return thunk
+
+
+def _is_torch_tensor(value: Any) -> bool:
+    import sys
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _decreased(box: dict) -> Callable[[], bool]:
+    def thunk():
+        losses = _part(box, 2)
+        return bool(float(losses[-1]) < float(losses[0]))
+    return thunk
+
+
+# ---------------------------------------------------------------- the checks
+
+GRAD_HINTS = {
+    "grad_x": "a = x * y: the local gradient of a product with respect to x is the other "
+              "factor, y (times the upstream gradient)",
+    "grad_y": "a = x * y: the local gradient with respect to y is x (times the upstream gradient)",
+    "grad_z": "b = a + z passes its gradient through unchanged; where z was broadcast over the "
+              "rows, sum the gradient back over that axis so it has z's shape",
+}
+
+
+@check("lab01.numpy_graph_grads", reference=_reference_numpy_graph_grads, forbid=("torch",))
+def numpy_graph_grads_program(impl, rng):
+    """Gradients of c = sum(x * y + z) with respect to x, y and z, against torch autograd."""
+    for trial in range(1, 4):
+        n, d = int(rng.integers(1, 6)), int(rng.integers(1, 7))
+        x, y = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+        broadcast = trial == 3
+        z = rng.standard_normal((d,) if broadcast else (n, d))
+        shapes = f"x, y {(n, d)}, z {z.shape}"
+        for index, name in enumerate(("grad_x", "grad_y", "grad_z")):
+            yield Case(f"trial {trial} ({shapes}): {name}",
+                       lambda i=index, a=(x, y, z): impl(*a)[i], hint=GRAD_HINTS[name])
+
+
+@check("lab01.two_layer_grads", reference=_reference_two_layer_grads,
+       forbid=("torch", ".backward"))
+def two_layer_grads_program(impl, rng):
+    """Loss and manual gradients of the two-layer ReLU net, against torch autograd."""
+    hints = {
+        0: "loss is the sum (not the mean) of (y_pred - y)**2 over all elements, "
+           "with y_pred = relu(x @ w1) @ w2",
+        1: "grad_w1 = x.T @ grad_h, where grad_h is grad_h_relu with zeros wherever h < 0: "
+           "check the ReLU mask, and that it is taken from h before the ReLU",
+        2: "grad_w2 = h_relu.T @ grad_y_pred with grad_y_pred = 2 * (y_pred - y)",
+    }
+    for trial in range(1, 4):
+        n, d_in, h, d_out = _shape(rng)
+        x, y, w1, w2 = _two_layer_problem(rng, n, d_in, h, d_out)
+        dims = f"N={n}, D_in={d_in}, H={h}, D_out={d_out}"
+        for index, name in enumerate(("loss", "grad_w1", "grad_w2")):
+            yield Case(f"trial {trial} ({dims}): {name}",
+                       lambda i=index, a=(x, y, w1, w2): impl(*a)[i], hint=hints[index])
+
+
+TRAIN_HINTS = {
+    "losses": "record the loss of each step before updating the weights; one value per step",
+    "w1": "each step: w1 = w1 - lr * grad_w1, with the gradients of the current weights",
+    "w2": "each step: w2 = w2 - lr * grad_w2, with the gradients of the current weights",
+    "decreased": "with a small learning rate the last loss must be below the first",
+    "unchanged": "build new arrays (w1 = w1 - lr * g) instead of updating the caller's "
+                 "arrays in place (w1 -= lr * g)",
+}
+
+
+def _train_trial(impl, label: str, x, y, w1, w2, lr: float, steps: int, rtol: float,
+                 atol: float):
+    """Cases for one training run: trajectory, final weights, progress, inputs untouched."""
+    box: dict = {}
+    w1_given, w2_given = w1, w2
+    yield Case(f"{label}: losses", _call_into(box, impl, x, y, w1, w2, lr, steps),
+               hint=TRAIN_HINTS["losses"], rtol=rtol, atol=atol)
+    yield Case(f"{label}: final w1", lambda: _part(box, 0), hint=TRAIN_HINTS["w1"],
+               rtol=rtol, atol=atol)
+    yield Case(f"{label}: final w2", lambda: _part(box, 1), hint=TRAIN_HINTS["w2"],
+               rtol=rtol, atol=atol)
+    yield Case(f"{label}: loss decreased", _decreased(box), hint=TRAIN_HINTS["decreased"])
+    # Only meaningful once the call has returned (a stub leaves its inputs alone too).
+    yield Case(f"{label}: the w1 and w2 passed in are unchanged",
+               lambda: _after_call(box, (w1_given, w2_given)),
+               hint=TRAIN_HINTS["unchanged"], names=("w1", "w2"))
+
+
+@check("lab01.train_two_layer", reference=_reference_train_two_layer,
+       forbid=("torch", ".backward"))
+def train_two_layer_program(impl, rng):
+    """Gradient descent on the two-layer net: the loss trajectory and final weights."""
+    for trial in range(1, 3):
+        n, d_in, h, d_out = _shape(rng)
+        x, y, w1, w2 = _two_layer_problem(rng, n, d_in, h, d_out)
+        steps = int(rng.integers(4, 13))
+        lr = _learning_rate(n, d_in)
+        label = f"trial {trial} (N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps)"
+        yield from _train_trial(impl, label, x, y, w1, w2, lr, steps, rtol=1e-6, atol=1e-9)
+
+
+@check("lab01.train_two_layer_torch", reference=_reference_train_two_layer_torch,
+       forbid=(".backward", "torch.autograd"))
+def train_two_layer_torch_program(impl, rng):
+    """The training loop in torch on any device: CPU trajectories, then the meta device."""
+    import torch
+    for trial, dtype in ((1, torch.float64), (2, torch.float32)):
+        n, d_in, h, d_out = _shape(rng)
+        x, y, w1, w2 = (torch.tensor(v, dtype=dtype) for v in
+                        _two_layer_problem(rng, n, d_in, h, d_out))
+        steps = int(rng.integers(4, 13))
+        lr = _learning_rate(n, d_in)
+        tol = (1e-6, 1e-9) if dtype == torch.float64 else (2e-4, 1e-5)
+        label = (f"trial {trial}, {str(dtype).replace('torch.', '')} on cpu "
+                 f"(N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps)")
+        yield from _train_trial(impl, label, x, y, w1, w2, lr, steps, *tol)
+    # The meta device has shapes and dtypes but no data: code that pins a tensor to the CPU
+    # (device="cpu", .cpu(), .item(), torch.zeros(n) without device=) fails or returns a
+    # tensor on the wrong device here, without needing a GPU.
+    for trial, dtype in ((3, torch.float32), (4, torch.float64)):
+        n, d_in, h, d_out = _shape(rng)
+        steps = int(rng.integers(2, 6))
+        x, y, w1, w2 = (torch.empty(shape, dtype=dtype, device="meta") for shape in
+                        ((n, d_in), (n, d_out), (d_in, h), (h, d_out)))
+        yield Case(f"trial {trial}, {str(dtype).replace('torch.', '')} on the meta device "
+                   f"({steps} steps): device, dtype and shape of (w1, w2, losses)",
+                   lambda a=(x, y, w1, w2, _learning_rate(n, d_in), steps): tuple(impl(*a)),
+                   names=("w1", "w2", "losses"),
+                   hint="every tensor must stay on x.device with x.dtype: create new tensors "
+                        "with device=x.device, and avoid .cpu(), .item(), float() and "
+                        "device=\"cpu\" inside the loop")
