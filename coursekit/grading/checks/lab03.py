@@ -1,0 +1,593 @@
+"""Checks for lab03_functions: custom autograd Functions in torch and in coursekit, and gradcheck.
+
+The references are torch itself (values and gradients of the Functions are compared with
+torch's own ops and with torch autograd) and coursekit's built-in ``Sigmoid``; the student's
+gradcheck is judged against ``torch.autograd.gradcheck`` on Functions whose backward is known
+to be right or deliberately wrong.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable
+
+import numpy as np
+
+from ..program import Case, check
+
+# Inputs far outside the range where exp is finite (float32 overflows beyond |x| ~ 88.7,
+# float64 beyond ~ 709.8), plus 0 and moderate values.
+EXTREMES = (-1000.0, -750.0, -100.0, -89.0, -30.0, -1.0, 0.0, 1.0, 30.0, 89.0, 100.0, 750.0, 1000.0)
+
+DEVICE_HINT = ("create every new tensor from the input (torch.ones_like(x), x.new_zeros(...), "
+               "device=x.device); a tensor made on a fixed device breaks the Function on a GPU")
+NODE_HINT = ("apply the whole op through YourFunction.apply(x): the output's grad_fn must be "
+             "your Function's node, with a single edge to the input's node")
+DELEGATE = ("torch.autograd.grad", ".backward", "torch.enable_grad", "torch.func")
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _dtype(name: str):
+    return getattr(_torch(), name)
+
+
+def _tensor(values: np.ndarray, dtype: str, requires_grad: bool = True):
+    torch = _torch()
+    return torch.tensor(values, dtype=_dtype(dtype), requires_grad=requires_grad)
+
+
+def _meta(shape: tuple[int, ...], dtype: str, requires_grad: bool = True):
+    torch = _torch()
+    return torch.empty(shape, dtype=_dtype(dtype), device="meta", requires_grad=requires_grad)
+
+
+def _shape(rng: np.random.Generator) -> tuple[int, ...]:
+    ndim = int(rng.integers(1, 4))
+    return tuple(int(n) for n in rng.integers(1, 6, size=ndim))
+
+
+# ---------------------------------------------------------------- references
+
+@functools.lru_cache(maxsize=None)
+def _reference_functions() -> dict[str, Any]:
+    """Correct torch Functions, built once on first use (torch is imported lazily)."""
+    torch = _torch()
+
+    class Sigmoid(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = torch.sigmoid(x)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (y,) = ctx.saved_tensors
+            return grad_y * y * (1 - y)
+
+    class MyReLU(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return torch.relu(x)
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (x,) = ctx.saved_tensors
+            return grad_y * (x > 0)
+
+    class Softplus(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+        @staticmethod
+        def backward(ctx, grad_y):
+            (x,) = ctx.saved_tensors
+            return grad_y * torch.sigmoid(x)
+
+    return {"Sigmoid": Sigmoid, "MyReLU": MyReLU, "Softplus": Softplus}
+
+
+def _reference(name: str) -> Callable[[], Any]:
+    return lambda: _reference_functions()[name]
+
+
+def _reference_ck_sigmoid():
+    from coursekit.autograd.ops.activation import Sigmoid
+    return Sigmoid
+
+
+def _reference_gradcheck():
+    def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+        torch = _torch()
+        return torch.autograd.gradcheck(fn, tuple(inputs), eps=eps, atol=atol, rtol=rtol,
+                                        raise_exception=False)
+    return gradcheck
+
+
+# ---------------------------------------------------------------- shared cases for torch Functions
+
+def _values(impl, x: np.ndarray, dtype: str) -> Callable[[], Any]:
+    return lambda: impl.apply(_tensor(x, dtype)).detach()
+
+
+def _dtype_and_shape(impl, x: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        y = impl.apply(_tensor(x, dtype))
+        return str(y.dtype), tuple(int(n) for n in y.shape)
+    return thunk
+
+
+def _grad(impl, x: np.ndarray, g: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        xt = _tensor(x, dtype)
+        y = impl.apply(xt)
+        (grad_x,) = torch.autograd.grad(y, xt, _tensor(g, dtype, requires_grad=False))
+        return grad_x
+    return thunk
+
+
+def _all_finite_grad(impl, x: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        xt = _tensor(x, dtype)
+        (grad_x,) = torch.autograd.grad(impl.apply(xt).sum(), xt)
+        return bool(torch.isfinite(grad_x).all())
+    return thunk
+
+
+def _torch_gradcheck(impl, x: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        return torch.autograd.gradcheck(impl.apply, (_tensor(x, "float64"),), raise_exception=False)
+    return thunk
+
+
+def _one_node(impl, x: np.ndarray) -> Callable[[], Any]:
+    """(is the output's node this Function's, how many edges, does the edge lead to h's node)."""
+    def thunk():
+        xt = _tensor(x, "float64")
+        h = xt * 2  # a non-leaf input, so its node is a MulBackward0
+        y = impl.apply(h)
+        node = y.grad_fn
+        if node is None:
+            return "no grad_fn: the output is not part of the graph"
+        edges = [edge for edge in node.next_functions if edge[0] is not None]
+        mine = type(node).__name__ == f"{impl.__name__}Backward"
+        return mine, len(edges), bool(edges) and edges[0][0] is h.grad_fn
+    return thunk
+
+
+def _meta_forward_backward(impl, shape: tuple[int, ...], dtype: str) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        x = _meta(shape, dtype)
+        y = impl.apply(x)
+        (grad_x,) = torch.autograd.grad(y, x, torch.empty_like(y))
+        return y.detach(), grad_x
+    return thunk
+
+
+def _function_cases(impl, rng: np.random.Generator, name: str, draw: Callable[[tuple], np.ndarray],
+                    hints: dict[str, str]):
+    """The cases every elementwise torch Function gets: values, dtype, gradients, gradcheck, node, meta."""
+    for trial, dtype in enumerate(("float32", "float64", "float64"), start=1):
+        shape = _shape(rng)
+        x, g = draw(shape), rng.standard_normal(shape)
+        where = f"trial {trial}, shape {shape}, {dtype}"
+        yield Case(f"{name}(x) values, {where}", _values(impl, x, dtype), hint=hints["forward"])
+        yield Case(f"gradient of x for a random grad_output, {where}", _grad(impl, x, g, dtype),
+                   hint=hints["backward"])
+    shape = _shape(rng)
+    yield Case(f"output keeps the input's dtype and shape ({shape}, float32)",
+               _dtype_and_shape(impl, draw(shape), "float32"),
+               names=("dtype", "shape"), hint="compute in the input's dtype; do not convert")
+    yield Case("torch.autograd.gradcheck passes (float64)", _torch_gradcheck(impl, draw(_shape(rng))),
+               hint=hints["backward"])
+    yield Case(f"{name}(h) is a single graph node with one edge, to h's node", _one_node(impl, draw((4,))),
+               names=("node is your Function's", "number of edges", "edge leads to h's node"),
+               hint=NODE_HINT)
+    shape = _shape(rng)
+    for dtype in ("float32", "float64"):
+        yield Case(f"meta tensors in, meta tensors out (forward and backward, {dtype})",
+                   _meta_forward_backward(impl, shape, dtype), names=("output", "gradient"),
+                   hint=DEVICE_HINT)
+
+
+# ---------------------------------------------------------------- lab03.sigmoid
+
+SIGMOID_HINTS = {
+    "forward": "y = 1 / (1 + exp(-x)); for large negative x, exp(-x) overflows to inf and "
+               "1 / inf = 0 is still right, or use exp(-|x|) to avoid the overflow",
+    "backward": "d sigmoid / dx = y * (1 - y) with the saved output y, times grad_output",
+    "extreme": "compute the gradient from the saved output, grad_output * y * (1 - y): it stays "
+               "in [0, 0.25] where exp(-x) overflows, whereas a formula in exp(-x) gives inf / inf",
+    "saved": "save the output with ctx.save_for_backward(y) (not the input x): the backward "
+             "needs nothing else",
+}
+
+
+def _saved_tensors(impl, x: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        y = impl.apply(_tensor(x, "float64"))
+        return tuple(t.detach() for t in y.grad_fn.saved_tensors)
+    return thunk
+
+
+@check("lab03.sigmoid", reference=_reference("Sigmoid"),
+       forbid=("torch.sigmoid", ".sigmoid", ".sigmoid_", "torch.special", "torch.nn") + DELEGATE)
+def sigmoid_program(impl, rng):
+    """Sigmoid as a torch.autograd.Function: values, gradients, extreme inputs, one node, saved output."""
+    yield from _function_cases(impl, rng, "sigmoid", lambda shape: 3 * rng.standard_normal(shape),
+                               SIGMOID_HINTS)
+    extremes = np.array(EXTREMES)
+    g = rng.uniform(0.5, 2.0, size=extremes.shape)
+    for dtype in ("float32", "float64"):
+        yield Case(f"sigmoid values at x = ±30 … ±1000, {dtype}", _values(impl, extremes, dtype),
+                   hint=SIGMOID_HINTS["forward"])
+        yield Case(f"gradient is finite at x = ±30 … ±1000 (no NaN), {dtype}",
+                   _all_finite_grad(impl, extremes, dtype), hint=SIGMOID_HINTS["extreme"])
+        yield Case(f"gradient values at x = ±30 … ±1000, {dtype}", _grad(impl, extremes, g, dtype),
+                   hint=SIGMOID_HINTS["extreme"])
+    yield Case("forward saves the output y for backward", _saved_tensors(impl, rng.standard_normal(5)),
+               hint=SIGMOID_HINTS["saved"])
+
+
+# ---------------------------------------------------------------- lab03.my_relu
+
+RELU_HINTS = {
+    "forward": "y = max(x, 0) elementwise, e.g. x.clamp(min=0)",
+    "backward": "the gradient passes where x > 0 and is 0 where x < 0: grad_output * (x > 0), "
+                "with the mask taken from the saved input",
+    "reused": "return a new tensor from backward (grad_output * mask, or a clone you then edit); "
+              "editing grad_output in place changes the gradient other nodes receive",
+}
+
+
+def _away_from_zero(rng: np.random.Generator) -> Callable[[tuple], np.ndarray]:
+    # ReLU has a kink at 0; keep gradchecks and comparisons away from it.
+    return lambda shape: rng.choice([-1.0, 1.0], size=shape) * rng.uniform(0.1, 3.0, size=shape)
+
+
+def _relu_reused(impl, x: np.ndarray, g: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        xt = _tensor(x, "float64")
+        out = 3 * impl.apply(xt) + xt  # x reaches the output along two paths
+        (grad_x,) = torch.autograd.grad(out, xt, _tensor(g, "float64", requires_grad=False))
+        return grad_x
+    return thunk
+
+
+def _grad_output_untouched(impl, x: np.ndarray, g: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        torch = _torch()
+        xt = _tensor(x, "float64")
+        grad_output = _tensor(g, "float64", requires_grad=False)
+        torch.autograd.grad(impl.apply(xt), xt, grad_output)
+        return grad_output
+    return thunk
+
+
+@check("lab03.my_relu", reference=_reference("MyReLU"), forbid=DELEGATE)
+def my_relu_program(impl, rng):
+    """MyReLU as a torch.autograd.Function: values, masked gradients, one node, devices."""
+    draw = _away_from_zero(rng)
+    yield from _function_cases(impl, rng, "relu", draw, RELU_HINTS)
+    shape = _shape(rng)
+    x, g = draw(shape), rng.standard_normal(shape)
+    yield Case(f"gradient of 3 * relu(x) + x (x used twice), shape {shape}", _relu_reused(impl, x, g),
+               hint=RELU_HINTS["reused"])
+    yield Case("backward leaves the caller's grad_output unchanged", _grad_output_untouched(impl, x, g),
+               rtol=0, atol=0, hint=RELU_HINTS["reused"])
+
+
+# ---------------------------------------------------------------- lab03.softplus
+
+SOFTPLUS_HINTS = {
+    "forward": "softplus(x) = log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)); the second form "
+               "never overflows",
+    "backward": "d softplus / dx = sigmoid(x) (compute it without overflow), times grad_output",
+    "extreme": "for x = 1000, log(1 + exp(x)) is inf in floating point but the answer is 1000: "
+               "rewrite it as max(x, 0) + log1p(exp(-|x|))",
+    "tiny": "for x << 0, log(1 + exp(x)) rounds 1 + exp(x) to 1 and returns 0; log1p(exp(x)) "
+            "keeps the tiny value exp(x)",
+    "grad_extreme": "the gradient sigmoid(x) must stay finite for every x and equal 0.5 at x = 0; "
+                    "differentiating the stable formula piece by piece gets x = 0 wrong",
+}
+
+
+@check("lab03.softplus", reference=_reference("Softplus"),
+       forbid=("torch.nn", ".softplus", "torch.logaddexp", ".logaddexp", "torch.special") + DELEGATE)
+def softplus_program(impl, rng):
+    """Softplus with a hand-written backward: values, gradients, stability at extreme inputs."""
+    yield from _function_cases(impl, rng, "softplus", lambda shape: 5 * rng.standard_normal(shape),
+                               SOFTPLUS_HINTS)
+    extremes = np.array(EXTREMES)
+    g = rng.uniform(0.5, 2.0, size=extremes.shape)
+    for dtype in ("float32", "float64"):
+        yield Case(f"softplus values at x = ±30 … ±1000 and 0, {dtype}", _values(impl, extremes, dtype),
+                   hint=SOFTPLUS_HINTS["extreme"])
+        yield Case(f"gradient values at x = ±30 … ±1000 and 0, {dtype}", _grad(impl, extremes, g, dtype),
+                   hint=SOFTPLUS_HINTS["grad_extreme"])
+    tiny = np.array([-20.0, -30.0, -50.0, -100.0, -700.0])
+    yield Case("softplus keeps tiny values for very negative x (relative error below 1e-6, float64)",
+               _values(impl, tiny, "float64"), rtol=1e-6, atol=0.0, hint=SOFTPLUS_HINTS["tiny"])
+
+
+# ---------------------------------------------------------------- lab03.ck_sigmoid (coursekit API)
+
+CK_HINTS = {
+    "forward": "forward receives a NumPy array: return 1 / (1 + np.exp(-x)), or the overflow-free "
+               "form with np.exp(-np.abs(x)), as an array of x's dtype",
+    "backward": "backward receives grad_output as a NumPy array: return grad_output * y * (1 - y) "
+                "with y from ctx.saved_tensors",
+    "saved": "save the output with ctx.save_for_backward(y); read it back as (y,) = ctx.saved_tensors",
+    "node": "use the Function through CkSigmoid.apply(x): the output's grad_fn is then your "
+            "Function's node, with one edge to the input's node",
+}
+
+
+def _ck_tensor(values: np.ndarray, dtype: str, requires_grad: bool = True):
+    from coursekit.autograd import Tensor
+    return Tensor(np.array(values, dtype=dtype), requires_grad=requires_grad)
+
+
+def _ck_values(impl, x: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        y = impl.apply(_ck_tensor(x, dtype))
+        return y.data
+    return thunk
+
+
+def _ck_dtype_and_shape(impl, x: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        y = impl.apply(_ck_tensor(x, dtype))
+        return str(y.dtype), tuple(int(n) for n in y.shape)
+    return thunk
+
+
+def _ck_grad(impl, x: np.ndarray, g: np.ndarray, dtype: str) -> Callable[[], Any]:
+    def thunk():
+        from coursekit.autograd import Tensor
+        xt = _ck_tensor(x, dtype)
+        impl.apply(xt).backward(Tensor(np.array(g, dtype=dtype)))
+        return xt.grad.data if xt.grad is not None else "x.grad is None after backward"
+    return thunk
+
+
+def _ck_gradcheck(impl, x: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        from coursekit.autograd import gradcheck
+        return gradcheck(impl.apply, (_ck_tensor(x, "float64"),), raise_exception=False)
+    return thunk
+
+
+def _ck_one_node(impl, x: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        xt = _ck_tensor(x, "float64")
+        h = xt * 2
+        y = impl.apply(h)
+        node = y.grad_fn
+        if node is None:
+            return "no grad_fn: the output is not part of the graph"
+        edges = [edge for edge in node.next_functions if edge[0] is not None]
+        return getattr(node, "fn", None) is impl, len(edges), bool(edges) and edges[0][0] is h.grad_fn
+    return thunk
+
+
+def _ck_saved(impl, x: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        y = impl.apply(_ck_tensor(x, "float64"))
+        return tuple(np.asarray(t.data if hasattr(t, "data") and not isinstance(t, np.ndarray) else t)
+                     for t in y.grad_fn.saved_tensors)
+    return thunk
+
+
+def _ck_chain(impl, x: np.ndarray, w: np.ndarray) -> Callable[[], Any]:
+    """The Function inside a bigger coursekit graph: loss = sum(sigmoid(x @ w) ** 2)."""
+    def thunk():
+        xt, wt = _ck_tensor(x, "float64"), _ck_tensor(w, "float64")
+        (impl.apply(xt @ wt) ** 2).sum().backward()
+        return xt.grad.data, wt.grad.data
+    return thunk
+
+
+@check("lab03.ck_sigmoid", reference=_reference_ck_sigmoid,
+       forbid=("torch", "coursekit.autograd.ops", "coursekit.sigmoid", "coursekit.nn", ".sigmoid",
+               "scipy", ".backward"))
+def ck_sigmoid_program(impl, rng):
+    """Sigmoid on coursekit's Function API, against coursekit's own Sigmoid."""
+    for trial, dtype in enumerate(("float32", "float64", "float64"), start=1):
+        shape = _shape(rng)
+        x, g = 3 * rng.standard_normal(shape), rng.standard_normal(shape)
+        where = f"trial {trial}, shape {shape}, {dtype}"
+        yield Case(f"sigmoid(x) values, {where}", _ck_values(impl, x, dtype), hint=CK_HINTS["forward"])
+        yield Case(f"x.grad after y.backward(grad_output), {where}", _ck_grad(impl, x, g, dtype),
+                   hint=CK_HINTS["backward"])
+    shape = _shape(rng)
+    yield Case(f"output keeps the input's dtype and shape ({shape}, float32)",
+               _ck_dtype_and_shape(impl, rng.standard_normal(shape), "float32"), names=("dtype", "shape"),
+               hint="compute in x's dtype: np.exp of a float32 array stays float32")
+    extremes = np.array(EXTREMES)
+    g = rng.uniform(0.5, 2.0, size=extremes.shape)
+    yield Case("sigmoid values at x = ±30 … ±1000 (float64)", _ck_values(impl, extremes, "float64"),
+               hint=CK_HINTS["forward"])
+    yield Case("x.grad at x = ±30 … ±1000 (float64)", _ck_grad(impl, extremes, g, "float64"),
+               hint=SIGMOID_HINTS["extreme"])
+    yield Case("coursekit.autograd.gradcheck passes", _ck_gradcheck(impl, rng.standard_normal(_shape(rng))),
+               hint=CK_HINTS["backward"])
+    yield Case("sigmoid(h) is a single graph node with one edge, to h's node",
+               _ck_one_node(impl, rng.standard_normal(4)),
+               names=("node is your Function's", "number of edges", "edge leads to h's node"),
+               hint=CK_HINTS["node"])
+    yield Case("forward saves the output y for backward", _ck_saved(impl, rng.standard_normal(5)),
+               hint=CK_HINTS["saved"])
+    n, d, k = (int(v) for v in rng.integers(2, 6, size=3))
+    yield Case(f"inside a graph: grads of sum(sigmoid(x @ w) ** 2), x {(n, d)}, w {(d, k)}",
+               _ck_chain(impl, rng.standard_normal((n, d)), rng.standard_normal((d, k))),
+               names=("x.grad", "w.grad"), hint=CK_HINTS["backward"])
+
+
+# ---------------------------------------------------------------- lab03.my_gradcheck
+
+@functools.lru_cache(maxsize=None)
+def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
+    """family -> (Function with the right backward, Function with a broken one).
+
+    Plain torch.autograd.Functions on float64 tensors; in each pair the two forwards are the
+    same and only the backward differs. What is broken is described in ``_FAMILY_TEXT``.
+    """
+    torch = _torch()
+
+    def function(name: str, forward: Callable, backward: Callable, save: Callable = lambda *a: a):
+        def fwd(ctx, *inputs):
+            ctx.save_for_backward(*save(*inputs))
+            return forward(*inputs)
+
+        def bwd(ctx, grad):
+            return backward(grad, *ctx.saved_tensors)
+        return type(name, (torch.autograd.Function,), {"forward": staticmethod(fwd),
+                                                        "backward": staticmethod(bwd)})
+
+    def one_element_off(g):
+        g = g.clone()
+        g.view(-1)[0] += 0.1
+        return g
+
+    mul = function("Mul", lambda a, b: a * b, lambda g, a, b: (g * b, g * a))
+    cube = function("Cube", lambda x: x ** 3, lambda g, x: 3 * x ** 2 * g)
+    return {
+        "mul": (mul, function("MulSwapped", lambda a, b: a * b, lambda g, a, b: (g * a, g * b))),
+        "mul_second": (mul, function("MulSecondWrong", lambda a, b: a * b,
+                                     lambda g, a, b: (g * b, 2 * g * a))),
+        "mul_first_only": (mul, function("MulFirstWrong", lambda a, b: a * b,
+                                         lambda g, a, b: (2 * g * b, g * a))),
+        "ignores_grad_output": (mul, function("MulIgnoresGrad", lambda a, b: a * b,
+                                              lambda g, a, b: (b.clone(), a.clone()))),
+        "cube": (cube, function("CubeWrongPower", lambda x: x ** 3, lambda g, x: 3 * x * g)),
+        "one_element": (cube, function("CubeOneElementOff", lambda x: x ** 3,
+                                       lambda g, x: one_element_off(3 * x ** 2 * g))),
+        "transposed": (function("Square", lambda x: x ** 2, lambda g, x: 2 * x * g),
+                       function("SquareTransposed", lambda x: x ** 2, lambda g, x: (2 * x * g).T)),
+        "matmul": (function("MatMul", lambda a, b: a @ b, lambda g, a, b: (g @ b.T, a.T @ g)),
+                   function("MatMulNoTranspose", lambda a, b: a @ b, lambda g, a, b: (g @ b, a @ g))),
+        "broadcast": (function("AddRow", lambda x, b: x + b, lambda g, x, b: (g, g.sum(0))),
+                      function("AddRowMean", lambda x, b: x + b, lambda g, x, b: (g, g.mean(0)))),
+        "sigmoid": (function("Sigmoid", torch.sigmoid, lambda g, y: g * y * (1 - y),
+                             save=lambda x: (torch.sigmoid(x),)),
+                    function("SigmoidFromInput", torch.sigmoid, lambda g, x: g * x * (1 - x))),
+    }
+
+
+def _gradcheck_inputs(family: str, rng: np.random.Generator) -> list[np.ndarray]:
+    if family.startswith("mul") or family == "ignores_grad_output":
+        shape = (int(rng.integers(2, 4)), int(rng.integers(2, 4)))
+        return [rng.standard_normal(shape), rng.standard_normal(shape)]
+    if family in ("cube", "one_element", "sigmoid"):
+        return [rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))]
+    if family == "matmul":  # square, so that the broken backward still has the right shapes
+        n = int(rng.integers(2, 5))
+        return [rng.standard_normal((n, n)), rng.standard_normal((n, n))]
+    if family == "transposed":
+        n = int(rng.integers(2, 5))
+        return [rng.standard_normal((n, n))]
+    n, d = int(rng.integers(2, 4)), int(rng.integers(2, 4))
+    return [rng.standard_normal((n, d)), rng.standard_normal(d)]
+
+
+def _verdict(call: Callable[[], Any]) -> Any:
+    """True / False from the student's gradcheck; raising (other than the stub's) counts as False."""
+    try:
+        result = call()
+    except NotImplementedError:
+        raise
+    except Exception:  # noqa: BLE001 — rejecting by raising is allowed
+        return False
+    if type(result) is bool:
+        return result
+    if isinstance(result, np.bool_):
+        return bool(result)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(result, torch.Tensor) and result.numel() == 1 \
+            and result.dtype == torch.bool:
+        return bool(result)
+    return f"returned {type(result).__name__}, expected True or False"
+
+
+def _pair(impl, family: str, arrays: list[np.ndarray], frozen: tuple[bool, ...]) -> Callable[[], Any]:
+    """Run the broken Function, then the correct one, on the same input tensors."""
+    def thunk():
+        correct, broken = _gradcheck_families()[family]
+        inputs = [_tensor(a, "float64", requires_grad=not f) for a, f in zip(arrays, frozen)]
+        on_broken = _verdict(lambda: impl(broken.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3))
+        on_correct = _verdict(lambda: impl(correct.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3))
+        return on_broken, on_correct
+    return thunk
+
+
+def _inputs_untouched(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
+    def thunk():
+        correct = _gradcheck_families()["mul"][0]
+        inputs = [_tensor(a, "float64") for a in arrays]
+        impl(correct.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+        return tuple(t.detach() for t in inputs)
+    return thunk
+
+
+@check("lab03.my_gradcheck", reference=_reference_gradcheck,
+       forbid=("torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.functional",
+               "torch.func", "coursekit.autograd.gradcheck", "coursekit.autograd", "torch.testing"))
+def my_gradcheck_program(impl, rng):
+    """The student's finite-difference gradcheck accepts right backwards and rejects wrong ones."""
+    for family in _FAMILY_ORDER:
+        arrays = _gradcheck_inputs(family, rng)
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        what, hint = _FAMILY_TEXT[family]
+        yield Case(f"{family} (inputs {shapes}): rejects {what}, accepts the right backward",
+                   _pair(impl, family, arrays, (False,) * len(arrays)),
+                   names=("verdict on the broken backward", "verdict on the right backward"), hint=hint)
+    # An input that does not require grad must be skipped, not differentiated.
+    arrays = _gradcheck_inputs("mul_first_only", rng)
+    yield Case("mul with a second input that does not require grad: rejects a wrong first "
+               "gradient, accepts the right one",
+               _pair(impl, "mul_first_only", arrays, (False, True)),
+               names=("verdict on the broken backward", "verdict on the right backward"),
+               hint="skip inputs with requires_grad=False (their gradient is None)")
+    arrays = _gradcheck_inputs("mul", rng)
+    yield Case("inputs hold their original values afterwards", _inputs_untouched(impl, arrays),
+               rtol=0, atol=1e-12,
+               hint="after x[i] += eps and x[i] -= 2 * eps, add eps back (do it under torch.no_grad() "
+                    "or on x.data), or perturb a copy")
+
+
+_FAMILY_TEXT = {
+    "mul": ("the two gradients swapped", "compare every input's gradient, element by element, "
+                                         "with finite differences"),
+    "mul_second": ("only the second input's gradient wrong (doubled)",
+                   "check every input that requires grad, not only the first"),
+    "ignores_grad_output": ("a backward that ignores grad_output",
+                            "backpropagate a random grad_output (or one one-hot vector per output "
+                            "element), not ones: with ones, a backward that ignores grad_output looks right"),
+    "cube": ("d(x^3)/dx computed as 3x",
+             "numerical gradient: (f(x + eps) - f(x - eps)) / (2 eps) for each element of x"),
+    "one_element": ("a gradient off by 0.1 in its first element only",
+                    "compare every element: |analytical - numerical| <= atol + rtol * |numerical|"),
+    "transposed": ("a transposed gradient (same sum, elements in the wrong places)",
+                   "compare element by element, not sums or norms"),
+    "matmul": ("matmul gradients without the transposes",
+               "perturb each input element separately and watch every output element"),
+    "broadcast": ("the broadcast gradient averaged instead of summed",
+                  "the output can have more elements than an input: sum the contributions of every "
+                  "output element"),
+    "sigmoid": ("sigmoid backward computed from x instead of y",
+                "compare with finite differences of the function itself"),
+}
+_FAMILY_ORDER = tuple(_FAMILY_TEXT)
