@@ -202,6 +202,9 @@ class Module:
             entries = d.get(registry, {})
             if name in entries:
                 return entries[name]
+        if name.startswith("__"):
+            # Protocol probes (copy, pickle, IPython) ask for dunders that are not there: no hints needed.
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         raise AttributeError(self._missing_attribute_message(name))
 
     def _missing_attribute_message(self, name: str) -> str:
