@@ -1,0 +1,440 @@
+"""Checks for lab05_data: batching, collation, a DataLoader core, class-balancing weights,
+ConcatDataset, and an IterableDataset that shards its stream across worker processes.
+
+The references are :mod:`coursekit.data` (``BatchSampler``, ``default_collate``,
+``DataLoader``, ``WeightedRandomSampler``, ``ConcatDataset``). The order of a shuffled epoch is
+defined by the lab as *one* ``numpy.random.default_rng(seed).permutation(n)`` per epoch from a
+generator made once, when the loader is built; the reference gets exactly that order from a
+``SubsetRandomSampler`` over ``range(n)`` seeded with the same integer.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..program import Case, check
+
+_REBUILT = ("coursekit.data", "torch.utils.data")
+
+# ---------------------------------------------------------------------------------------------
+# references
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_batch_sampler():
+    from coursekit.data import BatchSampler
+
+    return BatchSampler
+
+
+def _reference_collate():
+    from coursekit.data import default_collate
+
+    return default_collate
+
+
+def _reference_loader():
+    from coursekit.data import DataLoader, SubsetRandomSampler
+
+    class ReferenceLoader:
+        """``MyDataLoader``'s contract on top of coursekit's DataLoader."""
+
+        def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None,
+                     collate_fn=None):
+            sampler = (SubsetRandomSampler(range(len(dataset)), generator=seed)
+                       if shuffle else None)
+            self._loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler,
+                                      drop_last=drop_last, collate_fn=collate_fn)
+
+        def __iter__(self):
+            return iter(self._loader)
+
+        def __len__(self):
+            return len(self._loader)
+
+    return ReferenceLoader
+
+
+def _reference_balanced_weights():
+    def balanced_weights(labels):
+        labels = np.asarray(labels.cpu() if hasattr(labels, "cpu") else labels).reshape(-1)
+        _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+        return 1.0 / counts[inverse]
+
+    return balanced_weights
+
+
+def _reference_concat():
+    from coursekit.data import ConcatDataset
+
+    return ConcatDataset
+
+
+def _reference_sharded():
+    import torch.utils.data as tud
+
+    class ShardedRange(tud.IterableDataset):
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+        def shard(self, worker_id, num_workers):
+            return iter(range(self.start + worker_id, self.end, num_workers))
+
+        def __iter__(self):
+            info = tud.get_worker_info()
+            return self.shard(0, 1) if info is None else self.shard(info.id, info.num_workers)
+
+    return ShardedRange
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+class _Rows:
+    """A small map-style dataset: sample ``i`` is ``(features[i], int(labels[i]))``."""
+
+    def __init__(self, features: np.ndarray, labels: np.ndarray):
+        self.features, self.labels = features, labels
+
+    def __getitem__(self, index):
+        return self.features[index], int(self.labels[index])
+
+    def __len__(self):
+        return len(self.labels)
+
+
+def _rows(rng, n: int, dim: int) -> _Rows:
+    features = rng.standard_normal((n, dim)).astype(np.float32)
+    # Encode the index in the features so a student sees *which* sample came.
+    features[:, 0] = np.arange(n)
+    return _Rows(features, rng.integers(0, 10, size=n))
+
+
+def _structure(value: Any) -> str:
+    """A batch's containers, kinds, dtypes, shapes and devices, e.g.
+    ``tuple(ndarray[float32](4, 3), ndarray[int64](4,))``."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return f"torch.Tensor[{str(value.dtype).replace('torch.', '')}]{tuple(value.shape)} " \
+               f"on {value.device.type}"
+    if isinstance(value, np.ndarray):
+        return f"ndarray[{value.dtype}]{value.shape}"
+    if isinstance(value, dict):
+        return "dict(" + ", ".join(f"{k}: {_structure(v)}" for k, v in value.items()) + ")"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}(" + ", ".join(_structure(v) for v in value) + ")"
+    return type(value).__name__
+
+
+def _error_kind(fn):
+    """Which of ValueError / TypeError ``fn()`` raises (``"no error"`` if none)."""
+    try:
+        fn()
+    except ValueError:
+        return "ValueError"
+    except TypeError:
+        return "TypeError"
+    return "no error"
+
+
+_ONE_PERMUTATION = ("shuffle: make rng = np.random.default_rng(seed) once in __init__, and draw "
+                    "exactly one rng.permutation(len(dataset)) at the start of every epoch")
+
+# ---------------------------------------------------------------------------------------------
+# lab05.batch_sampler
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab05.batch_sampler", reference=_reference_batch_sampler, forbid=_REBUILT)
+def batch_sampler_program(impl: Any, rng):
+    """MyBatchSampler: batches of indices in sampler order, the partial last one, drop_last."""
+    trials = [(int(rng.integers(1, 6)) * 4, 4, False),          # divides evenly
+              (int(rng.integers(10, 40)), int(rng.integers(3, 9)), False),
+              (int(rng.integers(10, 40)), int(rng.integers(3, 9)), True),
+              (int(rng.integers(1, 5)), int(rng.integers(5, 9)), True),   # fewer than one batch
+              (int(rng.integers(1, 5)), int(rng.integers(5, 9)), False),
+              (0, 3, False)]
+    for n, batch_size, drop_last in trials:
+        order = [int(i) for i in rng.permutation(n)]
+
+        def observe(order=order, batch_size=batch_size, drop_last=drop_last):
+            sampler = impl(order, batch_size, drop_last)
+            return [list(map(int, b)) for b in sampler], [list(map(int, b)) for b in sampler], \
+                len(sampler)
+
+        yield Case(f"{n} indices, batch_size={batch_size}, drop_last={drop_last}", observe,
+                   hint="keep the sampler's order; the last batch may be short unless drop_last; "
+                        "len() counts the batches an epoch yields (round up, or down with "
+                        "drop_last); iterating twice gives the batches twice",
+                   names=("batches", "batches when iterated again", "len"))
+    yield Case("batch_size=0 raises ValueError", lambda: impl(range(5), 0, False),
+               hint="reject a batch_size that is not a positive integer with ValueError")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab05.collate
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab05.collate", reference=_reference_collate, forbid=_REBUILT)
+def collate_program(impl: Any, rng):
+    """my_collate: stack leaves along a new first axis, keep containers, kinds and devices."""
+    import torch
+
+    hint = ("stack every leaf along a new first axis: NumPy arrays with np.stack, Python and "
+            "NumPy numbers with np.array, torch tensors with torch.stack (which keeps their "
+            "device); keep the sample's container (tuple, list, dict)")
+    batch, dim = int(rng.integers(2, 7)), int(rng.integers(1, 5))
+    samples = [(rng.standard_normal(dim).astype(np.float32), int(rng.integers(0, 10)))
+               for _ in range(batch)]
+    yield Case(f"{batch} samples (float32 array ({dim},), int label)",
+               lambda: (_structure(impl(samples)), impl(samples)), hint=hint,
+               names=("structure", "values"))
+    h, w = (int(v) for v in rng.integers(1, 4, size=2))
+    samples = [{"pixels": rng.standard_normal((h, w)), "label": int(rng.integers(0, 3)),
+                "weight": float(rng.uniform())} for _ in range(batch)]
+    yield Case(f"{batch} dict samples (pixels ({h}, {w}), label, weight)",
+               lambda: (_structure(impl(samples)), impl(samples)), hint=hint,
+               names=("structure", "values"))
+    samples = [[rng.standard_normal(dim), (int(rng.integers(0, 5)), np.float32(rng.uniform()))]
+               for _ in range(batch)]
+    yield Case(f"{batch} nested samples [array, (int, np.float32)]",
+               lambda: (_structure(impl(samples)), impl(samples)), hint=hint,
+               names=("structure", "values"))
+    samples = [torch.from_numpy(rng.standard_normal((dim, 2)).astype(np.float32))
+               for _ in range(batch)]
+    yield Case(f"{batch} torch tensors ({dim}, 2)",
+               lambda: (_structure(impl(samples)), impl(samples)), hint=hint,
+               names=("structure", "values"))
+    samples = [(torch.empty(dim, 3, device="meta"), int(rng.integers(0, 10)))
+               for _ in range(batch)]
+    yield Case(f"{batch} samples (tensor on the meta device, int label)",
+               lambda: (_structure(impl(samples)), impl(samples)),
+               hint="a batch stays on the device its samples are on: use torch.stack, never "
+                    "NumPy or a tensor made on the CPU, for torch leaves",
+               names=("structure", "values"))
+    samples = [rng.standard_normal(dim), rng.standard_normal(dim + 1)]
+    yield Case("arrays of different shapes raise ValueError",
+               lambda: _error_kind(lambda: impl(samples)),
+               hint="let np.stack's ValueError through (or raise your own ValueError)")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab05.dataloader
+# ---------------------------------------------------------------------------------------------
+
+
+def _epochs(loader, count: int):
+    return [[batch for batch in loader] for _ in range(count)]
+
+
+def _identity(samples):
+    return list(samples)
+
+
+@check("lab05.dataloader", reference=_reference_loader, forbid=_REBUILT)
+def dataloader_program(impl: Any, rng):
+    """MyDataLoader: order, batching, drop_last and collation against coursekit's DataLoader."""
+    configs = [  # (n, batch_size, shuffle, drop_last, collate)
+        (int(rng.integers(5, 30)), int(rng.integers(2, 7)), False, False, "identity"),
+        (int(rng.integers(5, 30)), int(rng.integers(2, 7)), True, False, "identity"),
+        (int(rng.integers(5, 30)), int(rng.integers(2, 7)), True, True, "identity"),
+        (int(rng.integers(2, 5)), int(rng.integers(5, 9)), True, True, "identity"),
+        (int(rng.integers(5, 30)), int(rng.integers(2, 7)), True, False, "default"),
+        (int(rng.integers(2, 6)) * 3, 3, False, True, "default"),
+    ]
+    for trial, (n, batch_size, shuffle, drop_last, collate) in enumerate(configs):
+        dataset = _rows(rng, n, int(rng.integers(1, 4)))
+        seed = int(rng.integers(0, 2**31))
+        collate_fn = _identity if collate == "identity" else None
+        where = (f"n={n}, batch_size={batch_size}, shuffle={shuffle}, drop_last={drop_last}, "
+                 + ("collate_fn=list" if collate_fn else "default collate")
+                 + (f", seed={seed}" if shuffle else ""))
+
+        def observe(dataset=dataset, batch_size=batch_size, shuffle=shuffle,
+                    drop_last=drop_last, seed=seed, collate_fn=collate_fn):
+            loader = impl(dataset, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
+                          seed=seed, collate_fn=collate_fn)
+            return (len(loader), *_epochs(loader, 3))
+
+        yield Case(f"trial {trial}: {where}", observe,
+                   hint=(_ONE_PERMUTATION if shuffle else "no shuffle: indices 0, 1, ..., n-1")
+                        + "; cut the order into batches with your batch sampler; a batch is "
+                          "collate_fn(list of samples)",
+                   names=("len(loader)", "epoch 0", "epoch 1", "epoch 2"))
+    # Properties every correct loader has, with their own messages.
+    n, batch_size = int(rng.integers(12, 40)), int(rng.integers(2, 6))
+    dataset = _rows(rng, n, 1)
+    seed = int(rng.integers(0, 2**31))
+
+    def visits():
+        loader = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed,
+                      collate_fn=lambda s: [int(x[0][0]) for x in s])
+        seen = [sorted(i for b in epoch for i in b) for epoch in _epochs(loader, 2)]
+        return {"epoch 0 visits every sample once": seen[0] == list(range(n)),
+                "epoch 1 visits every sample once": seen[1] == list(range(n))}
+
+    yield Case(f"each shuffled epoch is a permutation (n={n}, batch_size={batch_size})", visits,
+               hint="every epoch must visit each index exactly once, the last partial batch "
+                    "included")
+
+    def same_seed():
+        def order(loader):
+            return [int(x[0][0]) for epoch in _epochs(loader, 2) for b in epoch for x in b]
+        a = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed, collate_fn=_identity)
+        b = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed, collate_fn=_identity)
+        c = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed + 1,
+                 collate_fn=_identity)
+        first = order(a)
+        return {"same seed, same order": first == order(b),
+                "another seed, another order": first != order(c)}
+
+    yield Case("seeding: the same seed repeats the order, another seed changes it", same_seed,
+               hint=_ONE_PERMUTATION)
+    yield Case("batch_size=0 raises ValueError",
+               lambda: _error_kind(lambda: impl(dataset, batch_size=0)),
+               hint="build the batches with your MyBatchSampler, which rejects it")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab05.balanced_weights
+# ---------------------------------------------------------------------------------------------
+
+
+def _label_sets(rng):
+    """Imbalanced label vectors: counts spread over two orders of magnitude."""
+    sets = []
+    for kind in ("range", "arbitrary", "list", "torch"):
+        classes = int(rng.integers(2, 6))
+        counts = [int(c) for c in np.round(np.exp(rng.uniform(0, np.log(400), size=classes)))]
+        if kind == "arbitrary":
+            counts[int(rng.integers(0, classes))] = 1   # a class with a single sample
+        values = (np.arange(classes) if kind != "arbitrary"
+                  else np.sort(rng.choice(np.arange(-50, 50), size=classes, replace=False)))
+        labels = rng.permutation(np.repeat(values, counts))
+        sets.append((kind, labels, values))
+    return sets
+
+
+_DRAWS = 20_000
+_TOLERANCE = 0.03  # ≥ 8 standard deviations of a class frequency over 20,000 draws
+
+
+@check("lab05.balanced_weights", reference=_reference_balanced_weights)
+def balanced_weights_program(impl: Any, rng):
+    """balanced_weights: every class gets the same total weight; sampling comes out balanced."""
+    import torch
+    from coursekit.data import WeightedRandomSampler
+
+    for kind, labels, values in _label_sets(rng):
+        given: Any = labels
+        if kind == "list":
+            given = [int(v) for v in labels]
+        elif kind == "torch":
+            given = torch.from_numpy(labels.astype(np.int64))
+        counts = {int(v): int((labels == v).sum()) for v in values}
+        seed = int(rng.integers(0, 2**31))
+        where = f"{kind} labels, class counts {counts}"
+
+        def shares(given=given, labels=labels, values=values):
+            w = np.asarray(impl(given), dtype=np.float64)
+            return {"shape": list(w.shape),
+                    "every weight positive and finite": bool(np.all(np.isfinite(w))
+                                                             and np.all(w > 0)),
+                    "share of the total weight per class":
+                        np.array([w[labels == v].sum() for v in values]) / w.sum()}
+
+        yield Case(f"weights for {where}", shares,
+                   hint="weight each sample by 1 / (number of samples of its class), so every "
+                        "class adds up to the same total; labels may be any integers, a list or "
+                        "a torch tensor", rtol=1e-6, atol=1e-9)
+
+        def sampled(given=given, labels=labels, values=values, seed=seed):
+            w = np.asarray(impl(given), dtype=np.float64)
+            drawn = labels[list(WeightedRandomSampler(w, _DRAWS, generator=seed))]
+            freq = np.array([(drawn == v).mean() for v in values])
+            return bool(np.all(np.abs(freq - 1 / len(values)) < _TOLERANCE))
+
+        yield Case(f"{_DRAWS} draws with WeightedRandomSampler: each class within "
+                   f"{_TOLERANCE} of 1/{len(values)} ({where})", sampled,
+                   hint="rare classes need larger weights per sample than common ones")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab05.concat
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab05.concat", reference=_reference_concat, forbid=_REBUILT)
+def concat_program(impl: Any, rng):
+    """MyConcatDataset: length, every index (negative ones too), IndexError out of range."""
+    for trial in range(3):
+        sizes = [int(s) for s in rng.integers(1, 7, size=int(rng.integers(2, 5)))]
+        if trial == 1:
+            sizes.insert(int(rng.integers(1, len(sizes))), 0)   # an empty dataset in the middle
+        parts = [[(f"dataset {d}", i) for i in range(size)] for d, size in enumerate(sizes)]
+        total = sum(sizes)
+
+        yield Case(f"len of datasets of sizes {sizes}", lambda p=parts: len(impl(p)),
+                   hint="the length is the sum of the parts' lengths")
+        yield Case(f"items 0..{total - 1} of sizes {sizes}",
+                   lambda p=parts, t=total: [impl(p)[i] for i in range(t)],
+                   hint="find the first dataset whose cumulative size is greater than the "
+                        "index; careful at the boundaries and with empty datasets")
+        yield Case(f"items -1..-{total} of sizes {sizes}",
+                   lambda p=parts, t=total: [impl(p)[-i] for i in range(1, t + 1)],
+                   hint="a negative index counts from the end of the whole concatenation: add "
+                        "len(self) first")
+        for index in (total, -total - 1, total + int(rng.integers(1, 10))):
+            yield Case(f"index {index} of {total} samples raises IndexError",
+                       lambda p=parts, i=index: impl(p)[i],
+                       hint="raise IndexError for an index outside -len..len-1 (a for loop over "
+                            "the dataset relies on it to stop)")
+    first = [(int(i),) for i in range(int(rng.integers(2, 5)))]
+    second = _rows(rng, 3, 2)
+    yield Case("a list followed by a map-style dataset object",
+               lambda: [impl([first, second])[i][0] for i in range(len(first) + 3)],
+               hint="any object with __len__ and __getitem__ is a dataset")
+    yield Case("no datasets at all raises ValueError", lambda: _error_kind(lambda: impl([])),
+               hint="raise ValueError when the list of datasets is empty")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab05.sharded
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab05.sharded", reference=_reference_sharded)
+def sharded_program(impl: Any, rng):
+    """ShardedRange: every sample exactly once across workers, shards balanced."""
+    for trial in range(4):
+        start = int(rng.integers(-20, 20))
+        end = start + int(rng.integers(0, 30)) if trial else start + int(rng.integers(5, 30))
+        workers = int(rng.integers(2, 6)) if trial else 1
+
+        def shards(start=start, end=end, workers=workers):
+            dataset = impl(start, end)
+            parts = [[int(v) for v in dataset.shard(w, workers)] for w in range(workers)]
+            joined = [v for part in parts for v in part]
+            sizes = [len(p) for p in parts]
+            return {"all samples, sorted": sorted(joined),
+                    "no sample twice": len(joined) == len(set(joined)),
+                    "shard sizes differ by at most 1": max(sizes) - min(sizes) <= 1}
+
+        yield Case(f"range({start}, {end}) over {workers} simulated worker(s)", shards,
+                   hint="worker w of W takes every W-th sample starting at start + w (or an "
+                        "even contiguous slice); together the shards must cover the range once, "
+                        "and no shard may be more than one sample longer than another")
+    import torch.utils.data as tud
+
+    start, end = int(rng.integers(0, 10)), int(rng.integers(20, 60))
+    for workers in (0, 2):
+        yield Case(f"torch DataLoader with num_workers={workers} over range({start}, {end})",
+                   lambda w=workers: sorted(int(v) for v in tud.DataLoader(
+                       impl(start, end), batch_size=None, num_workers=w)),
+                   hint="__iter__ must call torch.utils.data.get_worker_info(): None in the main "
+                        "process (yield everything), else shard by info.id and info.num_workers")
