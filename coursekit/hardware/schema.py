@@ -5,6 +5,7 @@ optional fields keep the version. Consumers should check it before reading the r
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -168,11 +169,18 @@ REPORT_SCHEMA: dict[str, Any] = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(REPORT_SCHEMA)
+    cls.check_schema(REPORT_SCHEMA)
+    return cls(REPORT_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+
+
 def validate(report: dict[str, Any]) -> None:
     """Raise ``jsonschema.ValidationError`` if ``report`` does not match ``REPORT_SCHEMA``.
 
     Needs the ``jsonschema`` package (a test-time dependency).
     """
-    import jsonschema
-
-    jsonschema.validate(report, REPORT_SCHEMA, format_checker=jsonschema.FormatChecker())
+    _validator().validate(report)

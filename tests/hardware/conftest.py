@@ -79,10 +79,12 @@ _HEALTHY: dict[str, Any] = {
     },
     "env": {},
     "packages": {
-        name: {"version": "1.0", "distribution": name, "required": required, "purpose": "test"}
-        for name, required in [("numpy", True), ("torch", True), ("tensorflow", True), ("jax", True),
-                               ("jaxlib", True), ("nbgrader", True), ("jupyterlab", True),
-                               ("ipywidgets", False), ("matplotlib", False), ("threadpoolctl", False)]
+        name: {"version": version, "distribution": name, "required": required, "purpose": "test"}
+        for name, version, required in [
+            ("numpy", "2.0.0", True), ("torch", "2.13.0", True), ("tensorflow", "2.21.0", True),
+            ("jax", "0.10.2", True), ("jaxlib", "0.10.2", True), ("nbgrader", "0.9.6", True),
+            ("jupyterlab", "4.6.6", True), ("ipywidgets", "8.1.9", False), ("matplotlib", "3.11.2", False),
+            ("threadpoolctl", "3.8.0", False)]
     },
     "jupyter": {
         "labextensions": {
