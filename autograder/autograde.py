@@ -1,0 +1,278 @@
+"""Autograde: grade a class from one long-lived process.
+
+Per submission (``Grader.grade``): collect → assemble → integrity scans → execute in the
+sandbox → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
+asyncio loop drives them all; each kernel is its own sandboxed process), while this process
+judges the payloads and is the only writer of the gradebook. Whatever goes wrong with one
+submission becomes that submission's recorded outcome; the class run goes on.
+
+Ordering rules that matter:
+
+* integrity scans run on the *submitted* source before any of it executes, so a tampering
+  submission is flagged without running;
+* the executed notebook is written to ``course/autograded/<student>/<lab>/`` after its kernel
+  has stopped (the kernel can write to that folder, so it must not get the last word), and
+  nothing there is deleted when a kernel dies;
+* gradebook writes happen as each submission finishes, so an interrupted run keeps what was
+  graded.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from coursekit.grading.integrity import find_forbidden, find_tampering
+from coursekit.grading.program import get_check
+from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, hidden_seed, public_seed
+
+from . import cells as lab_cells
+from . import gradebook as gb
+from . import sandbox
+from .assemble import Assembled, assemble, release_code_sources
+from .cells import CHECKS, LabNotebook
+from .collect import FOUND, Submission, collect
+from .execute import run_notebook
+from .gradebook import Outcome
+from .manifest import Course, Lab
+from .release import release_notebook
+from .score import score_notebook
+
+GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
+TAMPERING = "flagged for a TA: the submission changes how notebooks run or are graded"
+
+
+@dataclass
+class Overrides:
+    """Limits that replace the manifest's for one run (the demo shortens them)."""
+
+    cell_timeout_s: float | None = None
+    time_limit_s: float | None = None
+    memory_mb: int | None = None
+
+
+@dataclass
+class LabContext:
+    """Everything about a lab that every submission of it needs, computed once."""
+
+    lab: Lab
+    source: LabNotebook
+    release: LabNotebook
+    release_sources: set[str]
+    grade_ids: set[str]
+
+
+def prepare_lab(course: Course, lab: Lab) -> LabContext:
+    source = lab_cells.load(course.source_notebook(lab))
+    release = lab_cells.split(release_notebook(course, lab, source.nb))
+    return LabContext(lab, source, release, release_code_sources(release),
+                      {c.grade_id for c in source.cells if c.grade_id})
+
+
+def kernel_secret(secret: str, student: str) -> str:
+    """The per-student secret a kernel gets: a student who reads it learns nothing about
+    another student's hidden inputs, nor the course secret."""
+    return hmac.new(secret.encode(), student.encode(), hashlib.sha256).hexdigest()
+
+
+def forbidden_findings(context: LabContext, assembled: Assembled) -> dict:
+    """``{checks cell: {check: findings}}``: delegation in the answer cells each covers."""
+    found: dict[str, dict] = {}
+    for cell in context.source.with_role(CHECKS):
+        index = assembled.index_of(cell.grade_id)
+        if index is None:
+            continue
+        covered = assembled.covered_code(index, context.release_sources)
+        for call in cell.calls:
+            try:
+                forbid = get_check(call.check).forbid
+            except KeyError:
+                continue
+            hits = find_forbidden(covered, forbid) if forbid else []
+            if hits:
+                found.setdefault(cell.grade_id, {})[call.check] = hits
+    return found
+
+
+@dataclass
+class Grader:
+    """Grades submissions of a course; one instance per class run."""
+
+    course: Course
+    status: sandbox.SandboxStatus
+    secret: str
+    overrides: Overrides = field(default_factory=Overrides)
+
+    def seeds(self, student: str):
+        derived = kernel_secret(self.secret, student)
+        return lambda check, hidden: (hidden_seed(check, derived, student) if hidden
+                                      else public_seed(check))
+
+    def kernel_env(self, student: str, runtime: Path) -> dict[str, str]:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "LANG": "C.UTF-8", "HOME": str(runtime), "MPLBACKEND": "Agg",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "COURSEKIT_MODE": "grade",
+            SECRET_ENV: kernel_secret(self.secret, student), STUDENT_ENV: student,
+        }
+        env.update(self.course.kernel_env())
+        return env
+
+    def limits(self, lab: Lab) -> tuple[float, float, int]:
+        o = self.overrides
+        return (o.cell_timeout_s or lab.cell_timeout_s, o.time_limit_s or lab.time_limit_s,
+                o.memory_mb or lab.memory_mb)
+
+    def _outcome(self, sub: Submission, context: LabContext, status: str) -> Outcome:
+        return Outcome(sub.student, sub.lab, status, context.source.max_score,
+                       context.source.auto_max_score, reasons=list(sub.notes),
+                       sandbox=self.status.kind if self.status.sandboxed else self.status.warning)
+
+    async def grade(self, sub: Submission, context: LabContext) -> Outcome:
+        """Grade one submission; never raises (a grader error is an outcome too)."""
+        try:
+            return await self._grade(sub, context)
+        except Exception as error:  # noqa: BLE001 — one student's failure never stops the class
+            outcome = self._outcome(sub, context, ERROR)
+            reason = f"the grader failed on this submission ({type(error).__name__}: {error})"
+            outcome.reasons.append(reason)
+            outcome.cells = score_notebook(context.source, None, None,
+                                           seed_of=self.seeds(sub.student), zero_reason=reason)
+            return outcome
+
+    async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
+        seed_of = self.seeds(sub.student)
+        if sub.status != FOUND:
+            outcome = self._outcome(sub, context, sub.status)
+            outcome.cells = score_notebook(context.source, None, None, seed_of=seed_of,
+                                           zero_reason=sub.notes[0] if sub.notes else sub.status)
+            return outcome
+        workdir = self.course.autograded_dir / sub.student / sub.lab
+        _prepare_workdir(workdir, sub)
+        assembled = assemble(context.source, context.release, sub.nb)
+        outcome = self._outcome(sub, context, GRADED)
+        outcome.reasons += assembled.notes
+        target = workdir / context.lab.notebook
+        outcome.notebook_file = str(target.relative_to(self.course.root))
+
+        tampering = find_tampering(assembled.student_code(context.release_sources))
+        if tampering:
+            reason = f"{TAMPERING}: " + "; ".join(str(f) for f in tampering)
+            outcome.status, outcome.flagged = FLAGGED, True
+            outcome.reasons.append(reason)
+            outcome.cells = score_notebook(context.source, assembled, None, seed_of=seed_of,
+                                           zero_reason=reason)
+            nbformat.write(assembled.nb, str(target))
+            return outcome
+
+        cell_timeout, time_limit, memory_mb = self.limits(context.lab)
+        runtime = sandbox.runtime_dir()
+        try:
+            km = sandbox.kernel_manager(
+                self.course, workdir=workdir, runtime_dir=runtime, status=self.status,
+                limits=sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60))
+            execution = await run_notebook(
+                assembled.nb, km, cwd=workdir, env=self.kernel_env(sub.student, runtime),
+                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb)
+        finally:
+            shutil.rmtree(runtime, ignore_errors=True)
+        nbformat.write(assembled.nb, str(target))
+        outcome.reasons += execution.problems()
+        outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
+                                       forbidden=forbidden_findings(context, assembled))
+        for cell in outcome.cells:
+            for check in cell.checks:
+                if check.message.startswith("uses what this exercise"):
+                    outcome.reasons.append(f"{check.check}: {check.message}")
+        return outcome
+
+
+def _prepare_workdir(workdir: Path, sub: Submission) -> None:
+    """A fresh copy of the student's files (never their original folder) to run in."""
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    if sub.folder is None:
+        return
+    for item in sorted(sub.folder.iterdir()):
+        if item == sub.path or item.name in (".ipynb_checkpoints", "__pycache__"):
+            continue
+        if item.is_dir():
+            shutil.copytree(item, workdir / item.name, symlinks=True,
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        elif item.is_file():
+            shutil.copy2(item, workdir / item.name)
+
+
+@dataclass
+class ClassRun:
+    outcomes: list[Outcome]
+    status: sandbox.SandboxStatus
+    seconds: float
+    db_url: str
+
+
+async def grade_all(grader: Grader, submissions: list[Submission],
+                    contexts: dict[str, LabContext], *, jobs: int, on_done=None) -> list[Outcome]:
+    """Grade ``submissions`` with at most ``jobs`` kernels at a time, in one event loop."""
+    semaphore = asyncio.Semaphore(max(1, jobs))
+
+    async def one(sub: Submission) -> Outcome:
+        async with semaphore:
+            outcome = await grader.grade(sub, contexts[sub.lab])
+        if on_done is not None:
+            on_done(outcome)
+        return outcome
+
+    return list(await asyncio.gather(*(one(sub) for sub in submissions)))
+
+
+def autograde(course: Course, *, labs: list[str] | None = None,
+              students: list[str] | None = None, db_url: str | None = None,
+              submitted_dir: Path | None = None, jobs: int = 1, no_sandbox: bool = False,
+              overrides: Overrides | None = None, progress: bool = True,
+              log=print) -> ClassRun:
+    """Grade every (filtered) submission of the class and store the results."""
+    from tqdm import tqdm
+
+    started = time.monotonic()
+    course.enable_checks()
+    selected = course.select(labs)
+    contexts = {lab.id: prepare_lab(course, lab) for lab in selected}
+    status = sandbox.probe(course, disabled=no_sandbox)
+    if status.sandboxed:
+        log(f"sandbox: {status.kind} (no network; only each submission's folder visible)")
+    else:
+        log("\n" + status.warning + "\n")
+    url = db_url or course.default_db_url
+    gradebook = gb.open_gradebook(url)
+    try:
+        for context in contexts.values():
+            gb.register_lab(gradebook, context.lab, context.source)
+        submissions = collect(course, selected, {k: c.grade_ids for k, c in contexts.items()},
+                              submitted_dir, students)
+        grader = Grader(course, status, course.secret(), overrides or Overrides())
+        bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
+                   disable=not progress, file=sys.stderr, dynamic_ncols=True)
+
+        def done(outcome: Outcome) -> None:
+            gb.record(gradebook, outcome)
+            bar.set_postfix_str(f"{outcome.student}/{outcome.lab}", refresh=False)
+            bar.update(1)
+
+        outcomes = asyncio.run(grade_all(grader, submissions, contexts, jobs=jobs,
+                                         on_done=done))
+        bar.close()
+    finally:
+        gradebook.close()
+    return ClassRun(outcomes, status, time.monotonic() - started, url)

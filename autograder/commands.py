@@ -1,0 +1,139 @@
+"""The ``coursekit`` instructor and student commands: argument parsing and printing only.
+
+Each command is a pair ``<name>_arguments(parser)`` / ``<name>(args) -> int`` (the contract
+of :mod:`coursekit.cli`); the work is done by one module of this package per step.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import manifest
+
+
+def _root_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the course tree (holding course/, solutions/, notebooks/); "
+                             "default: found from the current folder, else this repository")
+
+
+def _course(args) -> manifest.Course:
+    return manifest.load_course(args.root)
+
+
+def _fail(message: str) -> int:
+    print(f"coursekit: {message}", file=sys.stderr)
+    return 2
+
+
+# --------------------------------------------------------------------------- release
+
+def release_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("labs", nargs="*", metavar="LAB", help="lab ids (default: every lab "
+                                                               "in course/course.toml)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if notebooks/ differs from what "
+                             "solutions/ generates, listing the differences (for CI)")
+    _root_argument(parser)
+
+
+def release(args) -> int:
+    from .release import ReleaseError, check_release, write_release
+    try:
+        course = _course(args)
+        labs = course.select(args.labs)
+    except manifest.ManifestError as error:
+        return _fail(str(error))
+    if not labs:
+        print("no labs in course/course.toml yet: nothing to release")
+        return 0
+    failed = False
+    for lab in labs:
+        try:
+            if args.check:
+                differences = check_release(course, lab)
+                if differences:
+                    failed = True
+                    print(f"✗ {lab.id}: notebooks/ is out of date with solutions/")
+                    for difference in differences:
+                        print(f"    {difference}")
+                else:
+                    print(f"✓ {lab.id}: notebooks/ matches solutions/")
+            else:
+                changed = write_release(course, lab)
+                what = ", ".join(str(p.relative_to(course.root)) for p in changed) or "unchanged"
+                print(f"✓ {lab.id}: {what}")
+        except ReleaseError as error:
+            failed = True
+            print(f"✗ {error}")
+    if failed and args.check:
+        print("run `coursekit release` and commit notebooks/", file=sys.stderr)
+    return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------- validate
+
+def validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("notebook", type=Path, help="the notebook to check, e.g. "
+                                                    "notebooks/lab01_graphs/lab01_graphs.ipynb")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per cell (default: the lab's limit, else 120)")
+
+
+def validate(args) -> int:
+    from .validate import validate as run_validation
+    if not args.notebook.exists():
+        return _fail(f"{args.notebook} does not exist")
+    try:
+        result = run_validation(args.notebook, timeout=args.timeout)
+    except Exception as error:  # noqa: BLE001 — unreadable notebook: say so, exit non-zero
+        return _fail(f"cannot validate {args.notebook}: {type(error).__name__}: {error}")
+    print(result.report())
+    return 0 if result.ok else 1
+
+
+# --------------------------------------------------------------------------- autograde
+
+def autograde_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submissions", nargs="?", type=Path, default=None,
+                        help="folder with one folder or .zip per student "
+                             "(default: course/submitted/)")
+    parser.add_argument("--lab", action="append", dest="labs", metavar="LAB",
+                        help="grade only this lab (repeatable)")
+    parser.add_argument("--student", action="append", dest="students", metavar="ID",
+                        help="grade only this student (repeatable)")
+    parser.add_argument("--jobs", "-j", type=int, default=1,
+                        help="notebooks graded at the same time (default 1)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    parser.add_argument("--cell-timeout", type=float, default=None,
+                        help="override the manifest's per-cell timeout (seconds)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="override the manifest's per-notebook time limit (seconds)")
+    parser.add_argument("--memory-mb", type=int, default=None,
+                        help="override the manifest's kernel memory limit")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run kernels without bubblewrap (reported loudly everywhere)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _root_argument(parser)
+
+
+def autograde(args) -> int:
+    from .autograde import Overrides, autograde as run_autograde
+    from .summary import grade_table
+    try:
+        course = _course(args)
+        course.select(args.labs)
+    except manifest.ManifestError as error:
+        return _fail(str(error))
+    run = run_autograde(course, labs=args.labs, students=args.students, db_url=args.db,
+                        submitted_dir=args.submissions, jobs=args.jobs,
+                        no_sandbox=args.no_sandbox, progress=not args.no_progress,
+                        overrides=Overrides(args.cell_timeout, args.time_limit, args.memory_mb))
+    print(grade_table(run.outcomes))
+    print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {args.jobs} "
+          f"job(s); gradebook: {run.db_url}")
+    if not run.status.sandboxed:
+        print("\n" + run.status.warning)
+    return 0

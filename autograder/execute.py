@@ -1,0 +1,219 @@
+"""Execute: run a notebook's code cells one by one in a kernel, keeping every output.
+
+nbclient does the messaging; this step owns the clock and the failure modes, because for
+grading they are outcomes, not errors:
+
+* a cell that runs over its timeout (or over what is left of the notebook's time limit) is
+  interrupted; if the kernel does not answer the interrupt, it is killed and the remaining
+  cells are not run — "infinite loop? cell N ran over Xs";
+* a kernel that dies (``os._exit``, a segfault, the CPU limit) stops the run — every output
+  produced so far is kept, and nothing on disk is deleted;
+* a cell that raises is recorded (``ename``/``evalue``, never the traceback: that stays in the
+  notebook for the TA) and the run goes on, as in JupyterLab's "run all" with errors allowed.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
+from nbformat import NotebookNode
+
+from coursekit.grading.encoding import MIME_TYPE
+
+INTERRUPT_GRACE_S = 5.0
+STARTUP_TIMEOUT_S = 120
+MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader's memory
+MAX_OUTPUTS_PER_CELL = 500
+
+OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN = "ok", "error", "timeout", "killed", "dead", "not run"
+
+
+@dataclass
+class CellRun:
+    """What happened to one code cell."""
+
+    index: int
+    status: str
+    seconds: float = 0.0
+    ename: str = ""
+    evalue: str = ""
+    note: str = ""
+
+
+@dataclass
+class Execution:
+    """The run of one notebook: per-cell records and, if it stopped early, why."""
+
+    cells: dict[int, CellRun] = field(default_factory=dict)
+    stopped: str = ""
+    seconds: float = 0.0
+
+    def problems(self) -> list[str]:
+        """Notes worth telling the student, in cell order (timeouts, memory, the stop)."""
+        notes = [run.note for run in sorted(self.cells.values(), key=lambda r: r.index)
+                 if run.note]
+        return notes + ([self.stopped] if self.stopped and self.stopped not in notes else [])
+
+
+class _BoundedClient(NotebookClient):
+    """nbclient with a cap on how much output one cell may keep."""
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        is_payload = MIME_TYPE in content.get("data", {})
+        if len(outs) >= MAX_OUTPUTS_PER_CELL and not is_payload:
+            return None
+        if msg.get("msg_type") == "stream":
+            used = sum(len(o.get("text", "")) for o in outs if o.get("output_type") == "stream")
+            if used >= MAX_STREAM_CHARS:
+                return None
+            text = content.get("text", "")
+            if used + len(text) > MAX_STREAM_CHARS:
+                content["text"] = text[:MAX_STREAM_CHARS - used] + "\n[… output truncated]\n"
+        return super().output(outs, msg, display_id, cell_index)
+
+
+def cell_label(index: int) -> str:
+    return f"cell {index + 1}"
+
+
+async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
+                       cell_timeout: float, time_limit: float, memory_mb: int | None = None,
+                       on_cell=None) -> Execution:
+    """Execute ``nb``'s code cells in place with kernel manager ``km`` (not yet started).
+
+    Args:
+        cell_timeout: seconds one cell may run before it is interrupted.
+        time_limit: seconds the whole notebook may run (kernel start included).
+        memory_mb: the kernel's memory limit, only to explain a ``MemoryError``.
+        on_cell: optional callback ``(index)`` before each cell (progress, tests).
+    """
+    started = time.monotonic()
+    execution = Execution()
+    client = _BoundedClient(nb, km=km, timeout=None, allow_errors=True,
+                            startup_timeout=STARTUP_TIMEOUT_S, record_timing=False,
+                            iopub_timeout=10)
+    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+    try:
+        try:
+            await asyncio.wait_for(client.async_start_new_kernel(cwd=str(cwd), env=env),
+                                   timeout=STARTUP_TIMEOUT_S)
+            await client.async_start_new_kernel_client()
+        except Exception as error:  # noqa: BLE001 — a kernel that cannot start is an outcome
+            execution.stopped = f"the kernel did not start: {error}"
+            for index in code_cells:
+                execution.cells[index] = CellRun(index, NOT_RUN)
+            return execution
+        for position, index in enumerate(code_cells):
+            remaining = time_limit - (time.monotonic() - started)
+            if remaining <= 0:
+                execution.stopped = (f"the notebook ran over its time limit of {time_limit:g}s; "
+                                     f"{cell_label(index)} and later cells did not run")
+                for rest in code_cells[position:]:
+                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                break
+            if on_cell is not None:
+                on_cell(index)
+            run = await _run_cell(client, km, nb.cells[index], index,
+                                  min(cell_timeout, remaining), cell_timeout <= remaining,
+                                  time_limit, memory_mb)
+            execution.cells[index] = run
+            if run.status in (KILLED, DEAD):
+                execution.stopped = run.note
+                for rest in code_cells[position + 1:]:
+                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                break
+    finally:
+        await _shutdown(client, km)
+        execution.seconds = time.monotonic() - started
+    return execution
+
+
+async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, timeout: float,
+                    per_cell: bool, time_limit: float, memory_mb: int | None) -> CellRun:
+    began = time.monotonic()
+    over = (f"infinite loop? {cell_label(index)} ran over {timeout:g}s" if per_cell else
+            f"{cell_label(index)} ran into the notebook's time limit of {time_limit:g}s")
+    task = asyncio.ensure_future(client.async_execute_cell(cell, index))
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    timed_out = not done
+    if timed_out:
+        try:
+            await km.interrupt_kernel()
+        except Exception:  # noqa: BLE001 — a dead kernel cannot be interrupted; handled below
+            pass
+        done, _ = await asyncio.wait({task}, timeout=INTERRUPT_GRACE_S)
+        if not done:
+            await _kill(km)
+            done, _ = await asyncio.wait({task}, timeout=INTERRUPT_GRACE_S)
+            if not done:
+                task.cancel()
+            _consume(task)
+            return CellRun(index, KILLED, time.monotonic() - began,
+                           note=f"{over}; the kernel ignored the interrupt and was stopped, "
+                                f"so later cells did not run")
+    try:
+        task.result()
+    except DeadKernelError:
+        return CellRun(index, DEAD, time.monotonic() - began,
+                       note=f"the kernel died in {cell_label(index)}{_exit_detail(km)}; "
+                            f"checks after it could not run")
+    except Exception as error:  # noqa: BLE001 — nbclient failures on this cell
+        return CellRun(index, ERROR, time.monotonic() - began, type(error).__name__, str(error),
+                       note=f"{cell_label(index)} could not be run: {error}")
+    run = CellRun(index, OK, time.monotonic() - began)
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            run.status, run.ename, run.evalue = ERROR, output.get("ename", ""), output.get("evalue", "")
+    if timed_out:
+        run.status, run.note = TIMEOUT, f"{over} and was interrupted"
+    elif run.ename == "MemoryError":
+        limit = f" (limit {memory_mb} MB)" if memory_mb else ""
+        run.note = f"{cell_label(index)} ran out of memory{limit}"
+    return run
+
+
+def _exit_detail(km) -> str:
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    code = process.poll() if process is not None else None
+    if code is None:
+        return ""
+    signals = {-9: "killed (SIGKILL: memory or CPU limit?)", -24: "CPU time limit (SIGXCPU)",
+               -11: "segmentation fault", -6: "aborted"}
+    if code < 0:
+        return f" ({signals.get(code, f'signal {-code}')})"
+    return f" (exit code {code})"
+
+
+def _consume(task: asyncio.Task) -> None:
+    """Retrieve a finished task's exception so asyncio does not log it as never retrieved."""
+    if task.done() and not task.cancelled():
+        task.exception()
+
+
+async def _kill(km) -> None:
+    try:
+        await km.shutdown_kernel(now=True)
+    except Exception:  # noqa: BLE001 — already gone
+        pass
+
+
+async def _shutdown(client: NotebookClient, km) -> None:
+    try:
+        if client.kc is not None:
+            client.kc.stop_channels()
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        if km.has_kernel:
+            await km.shutdown_kernel(now=True)
+    except Exception:  # noqa: BLE001 — a dead kernel has nothing to shut down
+        pass
+    try:
+        await km.cleanup_resources()
+    except Exception:  # noqa: BLE001
+        pass

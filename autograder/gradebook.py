@@ -1,0 +1,269 @@
+"""Gradebook: nbgrader's database (SQLite under ``course/`` by default, any SQLAlchemy URL).
+
+nbgrader's own tables hold the course structure (assignments = labs, notebooks, grade,
+solution and source cells) and one ``Grade`` per graded cell and submission, so nbgrader's
+formgrader can show and override them. Two tables of coursekit's sit next to them in the same
+database, because nbgrader has no place for them:
+
+* ``coursekit_outcome``: one row per student × lab — status, score, reasons (renamed notebook,
+  restored cells, timeouts, tampering), whether it is flagged, and which sandbox ran it;
+* ``coursekit_check``: one row per ``grade(...)`` call — points and the message students see.
+
+Only the main grading process writes (workers hand their results back), so SQLite never
+sees two writers; re-grading replaces a submission's rows, so re-runs never add rows.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import (Boolean, Column, Float, Integer, String, Text, UniqueConstraint, delete,
+                        select)
+from sqlalchemy.exc import SAWarning
+from sqlalchemy.orm import Session, declarative_base
+
+from . import cells as lab_cells
+from .cells import CHECKS, WRITTEN, LabNotebook
+from .manifest import Course, Lab
+from .score import CellScore
+
+COURSE_ID = "deep-learning-software"
+
+Base = declarative_base()
+
+
+class OutcomeRow(Base):
+    __tablename__ = "coursekit_outcome"
+    __table_args__ = (UniqueConstraint("student", "lab"),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    student = Column(String(128), nullable=False)
+    lab = Column(String(128), nullable=False)
+    status = Column(String(32), nullable=False)
+    score = Column(Float, nullable=False)
+    max_score = Column(Float, nullable=False)
+    auto_max_score = Column(Float, nullable=False)
+    flagged = Column(Boolean, nullable=False, default=False)
+    sandbox = Column(Text, nullable=False)
+    reasons = Column(Text, nullable=False)   # JSON list of strings
+    notebook_file = Column(Text)
+
+
+class CheckRow(Base):
+    __tablename__ = "coursekit_check"
+    __table_args__ = (UniqueConstraint("student", "lab", "position"),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    student = Column(String(128), nullable=False)
+    lab = Column(String(128), nullable=False)
+    position = Column(Integer, nullable=False)
+    cell = Column(String(128), nullable=False)
+    kind = Column(String(16), nullable=False)   # "checks" or "written"
+    check = Column(String(256), nullable=False)
+    hidden = Column(Boolean, nullable=False)
+    score = Column(Float)                       # None: written answer, waiting for a TA
+    max_score = Column(Float, nullable=False)
+    message = Column(Text, nullable=False)
+
+
+@dataclass
+class Outcome:
+    """The graded result of one student × lab, as the pipeline produces and stores it."""
+
+    student: str
+    lab: str
+    status: str                    # graded | flagged | missing | corrupt | error
+    max_score: float
+    auto_max_score: float
+    cells: list[CellScore] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    flagged: bool = False
+    sandbox: str = ""
+    notebook_file: str = ""
+
+    @property
+    def score(self) -> float:
+        return sum(c.score or 0.0 for c in self.cells)
+
+
+def _stamp_new_database(url: str) -> None:
+    """Create nbgrader's schema in an empty database, stamped with its alembic head.
+
+    nbgrader does this itself by running the ``alembic`` command line, which fails when the
+    virtual environment's ``bin/`` is not on PATH (and costs a process); the head is read here
+    through alembic's Python API instead.
+    """
+    import nbgrader
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from nbgrader.api import Base as NbgraderBase
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(url, future=True)
+    try:
+        if inspect(engine).get_table_names():
+            return
+        config = Config()
+        config.set_main_option("script_location",
+                               str(Path(nbgrader.__file__).parent / "alembic"))
+        head = ScriptDirectory.from_config(config).get_current_head()
+        NbgraderBase.metadata.create_all(bind=engine)
+        with engine.begin() as connection:
+            connection.execute(text("CREATE TABLE alembic_version "
+                                    "(version_num VARCHAR(32) NOT NULL)"))
+            connection.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"),
+                               {"v": head})
+    finally:
+        engine.dispose()
+
+
+def open_gradebook(url: str):
+    """nbgrader's Gradebook on ``url``, with coursekit's tables created next to its own."""
+    from nbgrader.api import Gradebook
+    if url.startswith("sqlite:///"):
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    _stamp_new_database(url)
+    gradebook = Gradebook(url, COURSE_ID)
+    Base.metadata.create_all(bind=gradebook.engine)
+    return gradebook
+
+
+def register_lab(gradebook, lab: Lab, source: LabNotebook) -> None:
+    """Make the lab's structure known to nbgrader (assignment, notebook, cells)."""
+    gradebook.update_or_create_assignment(lab.id)
+    notebook = lab.id
+    gradebook.update_or_create_notebook(notebook, lab.id)
+    for cell in source.cells:
+        meta = lab_cells.nbgrader_meta(cell.cell)
+        if not cell.grade_id:
+            continue
+        cell_type = "code" if cell.cell.cell_type == "code" else "markdown"
+        if cell.role in (CHECKS, WRITTEN):
+            gradebook.update_or_create_grade_cell(cell.grade_id, notebook, lab.id,
+                                                  max_score=cell.points, cell_type=cell_type)
+        if meta.get("solution"):
+            gradebook.update_or_create_solution_cell(cell.grade_id, notebook, lab.id)
+        gradebook.update_or_create_source_cell(
+            cell.grade_id, notebook, lab.id, cell_type=cell_type,
+            locked=bool(meta.get("locked")), source=cell.source,
+            checksum=meta.get("checksum"))
+
+
+def record(gradebook, outcome: Outcome) -> None:
+    """Store ``outcome``, replacing whatever an earlier run stored for the same submission."""
+    gradebook.update_or_create_student(outcome.student)
+    with warnings.catch_warnings():
+        # nbgrader's add_submission builds rows before adding them to the session, which
+        # SQLAlchemy 2 reports as SAWarnings; the rows are stored correctly.
+        warnings.simplefilter("ignore", SAWarning)
+        submission = gradebook.update_or_create_submission(outcome.lab, outcome.student)
+    by_cell = {c.grade_id: c for c in outcome.cells}
+    for notebook in submission.notebooks:
+        notebook.flagged = outcome.flagged
+        for grade in notebook.grades:
+            cell = by_cell.get(grade.name)
+            if cell is None:
+                continue
+            if cell.role == WRITTEN:
+                grade.needs_manual_grade = grade.manual_score is None
+                grade.auto_score = None
+            else:
+                grade.auto_score = round(cell.score or 0.0, 6)
+                grade.needs_manual_grade = outcome.flagged
+    gradebook.db.commit()
+
+    session: Session = gradebook.db
+    session.execute(delete(CheckRow).where(CheckRow.student == outcome.student,
+                                           CheckRow.lab == outcome.lab))
+    session.execute(delete(OutcomeRow).where(OutcomeRow.student == outcome.student,
+                                             OutcomeRow.lab == outcome.lab))
+    session.add(OutcomeRow(student=outcome.student, lab=outcome.lab, status=outcome.status,
+                           score=round(outcome.score, 6), max_score=outcome.max_score,
+                           auto_max_score=outcome.auto_max_score, flagged=outcome.flagged,
+                           sandbox=outcome.sandbox, reasons=json.dumps(outcome.reasons),
+                           notebook_file=outcome.notebook_file))
+    position = 0
+    for cell in outcome.cells:
+        if cell.role == WRITTEN:
+            session.add(CheckRow(student=outcome.student, lab=outcome.lab, position=position,
+                                 cell=cell.grade_id, kind=WRITTEN, check=cell.grade_id,
+                                 hidden=False, score=None, max_score=cell.max_score,
+                                 message=cell.note))
+            position += 1
+            continue
+        for check in cell.checks:
+            session.add(CheckRow(student=outcome.student, lab=outcome.lab, position=position,
+                                 cell=cell.grade_id, kind=CHECKS, check=check.check,
+                                 hidden=check.hidden, score=round(check.score, 6),
+                                 max_score=round(check.max_score, 6), message=check.message))
+            position += 1
+    session.commit()
+
+
+@dataclass
+class StoredCheck:
+    cell: str
+    kind: str
+    check: str
+    hidden: bool
+    score: float | None
+    max_score: float
+    message: str
+
+
+@dataclass
+class StoredOutcome:
+    student: str
+    lab: str
+    status: str
+    score: float
+    max_score: float
+    auto_max_score: float
+    flagged: bool
+    sandbox: str
+    reasons: list[str]
+    notebook_file: str
+    checks: list[StoredCheck]
+    manual_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        """Autograded points plus any written answers a TA has graded."""
+        return self.score + sum(self.manual_scores.values())
+
+
+def load_outcomes(gradebook, *, students: list[str] | None = None,
+                  labs: list[str] | None = None) -> list[StoredOutcome]:
+    """Every stored outcome (filtered), sorted by student then lab."""
+    session: Session = gradebook.db
+    query = select(OutcomeRow)
+    if students:
+        query = query.where(OutcomeRow.student.in_(students))
+    if labs:
+        query = query.where(OutcomeRow.lab.in_(labs))
+    outcomes = []
+    for row in session.execute(query.order_by(OutcomeRow.student, OutcomeRow.lab)).scalars():
+        checks = [StoredCheck(c.cell, c.kind, c.check, c.hidden, c.score, c.max_score, c.message)
+                  for c in session.execute(
+                      select(CheckRow).where(CheckRow.student == row.student,
+                                             CheckRow.lab == row.lab)
+                      .order_by(CheckRow.position)).scalars()]
+        outcomes.append(StoredOutcome(row.student, row.lab, row.status, row.score, row.max_score,
+                                      row.auto_max_score, row.flagged, row.sandbox,
+                                      json.loads(row.reasons), row.notebook_file or "", checks,
+                                      _manual_scores(gradebook, row.student, row.lab, checks)))
+    return outcomes
+
+
+def _manual_scores(gradebook, student: str, lab: str, checks: list[StoredCheck]) -> dict:
+    scores = {}
+    for check in checks:
+        if check.kind != WRITTEN:
+            continue
+        try:
+            grade = gradebook.find_grade(check.cell, lab, lab, student)
+        except Exception:  # noqa: BLE001 — MissingEntry: nothing graded yet
+            continue
+        if grade.manual_score is not None:
+            scores[check.cell] = float(grade.manual_score)
+    return scores

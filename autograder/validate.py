@@ -1,0 +1,151 @@
+"""Validate: the student's offline self-check of one notebook.
+
+Runs the notebook top to bottom in grade mode with public seeds only (no secret: hidden
+checks are the grader's), then judges every *visible* ``grade(...)`` call exactly as the
+grader does, and lists each with pass/fail, points and message. Unlike ``nbgrader validate``
+the exit status says the truth: non-zero when any visible check fails or cannot run.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from coursekit.grading.integrity import find_forbidden
+from coursekit.grading.program import get_check
+from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, public_seed
+
+from . import cells as lab_cells
+from . import sandbox
+from .assemble import _normal
+from .cells import ANSWER, CHECKS, PLAIN
+from .execute import run_notebook
+from .manifest import Course, Lab, ManifestError, find_root, load_course
+from .score import CellScore, missing_reason, score_checks_cell
+
+PASS, FAIL = "✓", "✗"
+
+
+@dataclass
+class Validation:
+    notebook: Path
+    cells: list[CellScore] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def checks(self):
+        return [check for cell in self.cells for check in cell.checks]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    def report(self) -> str:
+        lines = [f"coursekit validate {self.notebook.name} (visible checks, public seeds; "
+                 f"hidden checks run only at grading)"]
+        for cell in self.cells:
+            for check in cell.checks:
+                mark = PASS if check.passed else FAIL
+                lines.append(f"{mark} {check.check}  [{cell.grade_id}]  "
+                             f"{check.score:.2f}/{check.max_score:.2f} points  "
+                             f"({check.cases_passed}/{check.cases} cases)")
+                if not check.passed:
+                    lines += [f"      {line}" for line in check.message.splitlines()]
+        lines += [f"! {problem}" for problem in self.problems]
+        if not self.checks:
+            lines.append(f"{FAIL} no visible checks found in this notebook")
+        passed = sum(c.passed for c in self.checks)
+        lines.append(f"{passed}/{len(self.checks)} visible checks passed"
+                     + ("" if self.ok else " — not ready to submit"))
+        return "\n".join(lines)
+
+
+def _course_and_lab(path: Path, nb) -> tuple[Course | None, Lab | None]:
+    try:
+        course = load_course(find_root(path.parent))
+    except ManifestError:
+        return None, None
+    ids = {lab_cells.nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
+    for lab in course.labs:
+        if lab.id == path.stem.split(" ")[0] or lab.id in path.stem:
+            return course, lab
+    for lab in course.labs:
+        release = course.release_notebook(lab)
+        if release.exists():
+            other = lab_cells.read_notebook(release)
+            if ids & {lab_cells.nbgrader_meta(c).get("grade_id") for c in other.cells}:
+                return course, lab
+    return course, None
+
+
+def _release_sources(course: Course | None, lab: Lab | None) -> set[str]:
+    """Code of the release, so untouched instructor cells are not scanned for delegation."""
+    if course is None or lab is None:
+        return set()
+    path = course.release_notebook(lab)
+    if not path.exists():
+        return set()
+    return {_normal(c.source) for c in lab_cells.read_notebook(path).cells
+            if c.cell_type == "code"}
+
+
+def validate(path: Path, *, timeout: float | None = None) -> Validation:
+    """Run and judge ``path`` (see the module docstring)."""
+    path = Path(path).resolve()
+    nb = nbformat.read(str(path), as_version=4)
+    course, lab = _course_and_lab(path, nb)
+    if course is not None:
+        course.enable_checks()
+    notebook = lab_cells.split(nb, path)
+    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, STUDENT_ENV)}
+    env.update({"COURSEKIT_MODE": "grade", "MPLBACKEND": "Agg"})
+    if course is not None:
+        for key, value in course.kernel_env().items():
+            env[key] = value + (os.pathsep + env[key] if key == "PYTHONPATH" and env.get(key)
+                                else "")
+    cell_timeout = timeout or (lab.cell_timeout_s if lab else 120)
+    time_limit = max(cell_timeout, lab.time_limit_s if lab else 600)
+    memory = lab.memory_mb if lab else 6144
+    runtime = sandbox.runtime_dir()
+    status = sandbox.SandboxStatus(False, "none")  # the student's own machine: no sandbox
+    km = sandbox.kernel_manager(course or load_course(), workdir=path.parent,
+                                runtime_dir=runtime, status=status,
+                                limits=sandbox.Limits(memory_mb=memory,
+                                                      cpu_s=int(time_limit) + 60)
+                                if sys.platform.startswith("linux") else None)
+    try:
+        execution = asyncio.run(run_notebook(nb, km, cwd=path.parent, env=env,
+                                             cell_timeout=cell_timeout, time_limit=time_limit,
+                                             memory_mb=memory))
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    result = Validation(path, problems=execution.problems())
+    release_sources = _release_sources(course, lab)
+    previous = -1
+    for cell in notebook.cells:
+        if cell.role != CHECKS:
+            continue
+        covered = {f"cell {c.index + 1}" + (f" ({c.grade_id})" if c.grade_id else ""): c.source
+                   for c in notebook.cells[previous + 1:cell.index]
+                   if c.cell.cell_type == "code" and c.role in (ANSWER, PLAIN)
+                   and _normal(c.source) not in release_sources}
+        previous = cell.index
+        forbidden = {}
+        for call in cell.calls:
+            try:
+                forbid = get_check(call.check).forbid
+            except KeyError:
+                continue
+            hits = find_forbidden(covered, forbid) if forbid else []
+            if hits:
+                forbidden[call.check] = hits
+        result.cells.append(score_checks_cell(
+            cell, nb.cells[cell.index], seed_of=lambda name, hidden: public_seed(name),
+            reason_if_missing=missing_reason(execution, cell.index), forbidden=forbidden,
+            include_hidden=False))
+    return result

@@ -1,0 +1,39 @@
+"""nbgrader configuration of the course (read by `coursekit release` and by nbgrader itself).
+
+Layout: this folder (``course/``) is nbgrader's course directory. The instructor notebooks in
+``../solutions/<lab>/`` are nbgrader's *source*, the student notebooks in ``../notebooks/<lab>/``
+its *release*. Runtime state (gradebook.db, submitted/, autograded/, feedback/, exports/) lives
+here and is git-ignored. Use ``coursekit release`` rather than ``nbgrader generate_assignment``:
+it fills in ``{exercise}`` in the stub below and writes byte-stable notebooks.
+"""
+import os
+
+c = get_config()  # noqa: F821 — provided by traitlets' config loader
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+c.CourseDirectory.root = HERE
+c.CourseDirectory.course_id = "deep-learning-software"
+c.CourseDirectory.source_directory = os.path.join("..", "solutions")
+c.CourseDirectory.release_directory = os.path.join("..", "notebooks")
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
+
+# What replaces a `### BEGIN SOLUTION` ... `### END SOLUTION` region. `{exercise}` becomes the
+# answer cell's grade_id, so a student running an untouched cell learns which task it is.
+c.ClearSolutions.code_stub = {
+    "python": 'raise NotImplementedError("{exercise}: replace this line with your implementation")',
+}
+c.ClearSolutions.text_stub = "_Write your answer here (graded by hand)._"
+c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
+c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
+c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
+
+# Students may not delete or edit checks cells and setup cells (they are restored at grading
+# time anyway); answer cells cannot be deleted.
+c.LockCells.lock_solution_cells = True
+c.LockCells.lock_grade_cells = True
+c.LockCells.lock_readonly_cells = True
