@@ -29,7 +29,7 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
-from .worker import DataLoaderTimeoutError, WorkerDiedError, WorkerInfo, get_worker_info
+from .worker import DataLoaderTimeoutError, WorkerDiedError, WorkerInfo, WorkerTraceback, get_worker_info
 
 __all__ = [
     "Dataset",
@@ -53,6 +53,7 @@ __all__ = [
     "get_worker_info",
     "WorkerInfo",
     "WorkerDiedError",
+    "WorkerTraceback",
     "DataLoaderTimeoutError",
     "PinMemoryWarning",
 ]

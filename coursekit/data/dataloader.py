@@ -356,7 +356,7 @@ class _SingleProcessIter(_BaseIter):
         request = None if self._requests is None else next(self._requests)
         try:
             batch = self._fetcher.fetch(request)
-        except StopIteration:
+        except StopIteration:  # the end of a stream, not an error to annotate
             raise
         except Exception as exc:
             exc.add_note(f"DataLoader (main process) raised this {describe_failure(self._fetcher, self._batch_index, request)}.")
@@ -437,7 +437,6 @@ class _MultiProcessIter(_BaseIter):
         self.closed = False
         self._failure: str | None = None
         self._shutdown = weakref.finalize(self, _shutdown_workers, self._workers)
-        parent = os.getpid()
         for wid in range(self._num_workers):
             task_reader, task_writer = ctx.Pipe(duplex=False)
             result_reader, result_writer = ctx.Pipe(duplex=False)
@@ -446,7 +445,7 @@ class _MultiProcessIter(_BaseIter):
                 target=worker_loop,
                 args=(loader.dataset, loader._iterable, loader._auto_collation, loader.collate_fn, loader.batch_size,
                       loader.drop_last, self._base_seed, wid, self._num_workers, loader.worker_init_fn,
-                      task_reader, result_writer, parent),
+                      task_reader, result_writer),
                 name=f"coursekit-DataLoader-worker-{wid}",
                 daemon=True,  # never outlive the main process
             )

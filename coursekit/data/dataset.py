@@ -182,7 +182,11 @@ class TensorDataset(Dataset[tuple[Any, ...]]):
     def __getitem__(self, index):
         return tuple(t[index] for t in self.tensors)
 
-    def __getitems__(self, indices: Sequence[int]) -> SampleBatch:
+    def __getitems__(self, indices: Sequence[int]) -> Sequence[Any]:
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            # A subclass that changes __getitem__ (a transform, say) must see every
+            # sample go through it; gathering rows here would silently skip it.
+            return [self[i] for i in indices]
         # One gather per tensor instead of len(indices) indexings; see the module note.
         return SampleBatch(tuple(_take_rows(t, indices) for t in self.tensors))
 
@@ -271,6 +275,8 @@ class Subset(Dataset[T_co]):
 
     def __getitems__(self, indices: Sequence[int]) -> Sequence[T_co]:
         # Keep the parent's batched fetch (e.g. TensorDataset's) reachable through a split.
+        if type(self).__getitem__ is not Subset.__getitem__:  # a subclass's __getitem__ wins, as above
+            return [self[i] for i in indices]
         inner = [self.indices[i] for i in indices]
         getitems = getattr(self.dataset, "__getitems__", None)
         if getitems is not None:

@@ -130,8 +130,6 @@ def describe_failure(fetcher: MapFetcher | IterableFetcher, batch_index: int, re
     if isinstance(request, (list, tuple)) and request:
         shown = list(request[:16])
         where += f" (sample indices {shown}{' ...' if len(request) > 16 else ''})"
-    elif request is not None and not isinstance(request, (list, tuple)):
-        where += f" (sample index {request})"
     if fetcher.failed_stage == "collate":
         return f"while collating {where}"
     if fetcher.failed_index is not None:

@@ -221,10 +221,12 @@ def worker_loop(
     worker_init_fn: Callable[[int], None] | None,
     task_conn: Any,
     result_conn: Any,
-    parent_pid: int,
 ) -> None:
     """The body of a worker process (see the module docstring for the protocol)."""
     global _worker_info
+    # Whoever started us (the main process, or forkserver's server); if it goes
+    # away we are re-parented, and nobody will ask for batches any more.
+    parent_pid = os.getppid()
     # Ctrl-C reaches the whole process group; the main process handles it and
     # shuts the workers down, so a worker should not print its own traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -258,7 +260,7 @@ def worker_loop(
     try:
         while True:
             if not task_conn.poll(_PARENT_CHECK_INTERVAL):
-                if os.getppid() != parent_pid:  # the main process is gone
+                if os.getppid() != parent_pid:  # our parent is gone
                     return
                 continue
             message = task_conn.recv()

@@ -85,6 +85,25 @@ def test_batched_fetch_equals_collating_single_samples(kind):
     _assert_same(ckd.default_collate(ds.__getitems__(indices)), ckd.default_collate([ds[i] for i in indices]))
 
 
+def test_a_subclass_that_overrides_getitem_is_not_bypassed_by_the_batched_fetch():
+    class Doubled(ckd.TensorDataset):
+        def __getitem__(self, i):
+            (x,) = super().__getitem__(i)
+            return (2 * x,)
+
+    ds = Doubled(np.arange(6))
+    (batch,) = next(iter(ckd.DataLoader(ds, batch_size=3)))
+    np.testing.assert_array_equal(batch, [0, 2, 4])
+    (sub,) = next(iter(ckd.DataLoader(ckd.Subset(ds, [5, 4]), batch_size=2)))
+    np.testing.assert_array_equal(sub, [10, 8])
+
+    class Shifted(ckd.Subset):
+        def __getitem__(self, idx):
+            return super().__getitem__(idx) + 100
+
+    np.testing.assert_array_equal(next(iter(ckd.DataLoader(Shifted(list(range(5)), [1, 2]), batch_size=2))), [101, 102])
+
+
 def test_torch_default_collate_reads_a_sample_batch_like_a_list():
     x, y = torch.randn(10, 4), torch.arange(10)
     batch = ckd.TensorDataset(x, y).__getitems__([1, 5, 2])

@@ -115,7 +115,7 @@ def test_a_worker_exception_is_reraised_with_worker_sample_index_and_traceback()
     assert "DataLoader worker 0" in notes, notes  # batch 2 went to worker 0 (round robin)
     assert "sample index 7 of batch 2 (sample indices [6, 7, 8])" in notes
     cause = str(err.__cause__)
-    assert isinstance(err.__cause__, ckd.worker.WorkerTraceback)
+    assert isinstance(err.__cause__, ckd.WorkerTraceback)
     assert "Traceback (most recent call last)" in cause and "in __getitem__" in cause
     assert 'raise ValueError(f"corrupt record {i}")' in cause
     assert next(it).tolist() == [9, 10, 11], "the loader goes on after a reported error"
@@ -284,3 +284,13 @@ def _alive(pid):
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+@pytest.mark.timeout(120)
+def test_spawned_workers_work_too():
+    # spawn is the default start method on macOS and Windows: everything handed
+    # to a worker must then survive pickling.
+    ds = ckd.TensorDataset(np.arange(20.0).reshape(10, 2), np.arange(10))
+    kwargs = dict(batch_size=3, shuffle=True, generator=4)
+    spawned = list(ckd.DataLoader(ds, num_workers=2, multiprocessing_context="spawn", **kwargs))
+    assert [b[1].tolist() for b in spawned] == [b[1].tolist() for b in ckd.DataLoader(ds, **kwargs)]
