@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .function import AccumulateGrad, _FREED_MESSAGE, _check_gradients
+from .function import AccumulateGrad, _FREED_MESSAGE, _input_gradients
 from .tensor import Tensor
 
 
@@ -100,11 +100,7 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool = False) -
             kept = node._retained()
             if kept is not None:
                 _accumulate(kept, g, handed_out)
-        input_grads = _check_gradients(node, node.fn.backward(node, g))
-        for (child, _), i in zip(node.next_functions, node._positions):
-            ig = input_grads[i]
-            if child is None or ig is None:
-                continue
+        for ig, child in _input_gradients(node, node.fn.backward(node, g)):
             previous = grads.get(child)
             # Out of place: `previous` may be the very array another branch still uses.
             grads[child] = ig if previous is None else previous + ig

@@ -60,16 +60,15 @@ class Context:
     (``ctx.axis = axis``).
     """
 
-    __slots__ = ("fn", "needs_input_grad", "next_functions", "_positions", "_saved", "_input_shapes",
+    __slots__ = ("fn", "needs_input_grad", "next_functions", "_grad_inputs", "_saved",
                  "_released", "_retained", "__dict__", "__weakref__")
 
     def __init__(self, fn: type[Function]) -> None:
         self.fn = fn
         self.needs_input_grad: tuple[bool, ...] = ()
         self.next_functions: tuple[tuple[Any, int], ...] = ()
-        self._positions: tuple[int, ...] = ()  # which inputs the next_functions belong to
+        self._grad_inputs: list[tuple[int, Any, Any]] = []  # (position, shape, node) per input needing grad
         self._saved: tuple[Any, ...] = ()
-        self._input_shapes: tuple[Any, ...] = ()
         self._released = False
         self._retained = None
 
@@ -159,19 +158,20 @@ class Function:
     def apply(cls, *inputs: Any, **options: Any) -> Tensor:
         """Run ``forward`` on the inputs' data and, if needed, record the graph node."""
         ctx = Context(cls)
+        arrays = []
+        needs = []
         track = False
-        if grad_mode._enabled:
-            for x in inputs:
-                if type(x) is not Tensor and not isinstance(x, Tensor):
-                    continue
-                if x.requires_grad:
-                    track = True
-                    break
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        if track:
-            ctx.needs_input_grad = tuple(isinstance(x, Tensor) and x.requires_grad for x in inputs)
-        else:
-            ctx.needs_input_grad = (False,) * len(inputs)
+        enabled = grad_mode._enabled
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                need = enabled and x.requires_grad
+                track = track or need
+                needs.append(need)
+            else:
+                arrays.append(x)
+                needs.append(False)
+        ctx.needs_input_grad = tuple(needs)
 
         out = cls.forward(ctx, *arrays, **options)
         if type(out) is not np.ndarray:
@@ -179,33 +179,41 @@ class Function:
         if not track:
             return Tensor._make(out)
 
-        # Like torch, one edge per *Tensor* input; other arguments (scalars, axes) have none.
-        positions = tuple(i for i, x in enumerate(inputs) if isinstance(x, Tensor))
-        ctx._positions = positions
-        ctx.next_functions = tuple(
-            _edge(inputs[i]) if ctx.needs_input_grad[i] else (None, 0) for i in positions
-        )
-        ctx._input_shapes = tuple(a.shape if needs else None for a, needs in zip(arrays, ctx.needs_input_grad))
+        # Like torch, one edge per *Tensor* input; other arguments (scalars, axes) get none.
+        # The engine walks only the inputs that need a gradient: (position, shape, node).
+        next_functions = []
+        grad_inputs = []
+        for i, x in enumerate(inputs):
+            if needs[i]:
+                edge = _edge(x)
+                next_functions.append(edge)
+                grad_inputs.append((i, arrays[i].shape, edge[0]))
+            elif isinstance(x, Tensor):
+                next_functions.append((None, 0))
+        ctx.next_functions = tuple(next_functions)
+        ctx._grad_inputs = grad_inputs
         return Tensor._make(out, True, ctx)
 
 
-def _check_gradients(node: Context, grads: Any) -> list[Any]:
-    """Validate what ``backward`` returned: one gradient or None per input, of its shape.
+def _input_gradients(node: Context, grads: Any) -> list[tuple[np.ndarray, Any]]:
+    """Check what ``backward`` returned and pair each gradient with the node it goes to.
 
-    Returns the gradients as ndarrays (None where the input needs none).
+    ``backward`` must return one gradient (or None) per input of ``forward``, and each
+    gradient an input needs must have that input's shape; otherwise ``BackwardError``
+    names the Function and the input.
     """
     if type(grads) is not tuple:
         grads = tuple(grads) if isinstance(grads, list) else (grads,)
-    shapes = node._input_shapes
-    if len(grads) != len(shapes):
+    if len(grads) != len(node.needs_input_grad):
         raise BackwardError(
             f"{node.fn.__name__}.backward returned {len(grads)} gradient(s), expected "
-            f"{len(shapes)}: one per input of forward, in order (None for an input that needs none)"
+            f"{len(node.needs_input_grad)}: one per input of forward, in order "
+            f"(None for an input that needs none)"
         )
-    checked = []
-    for i, (g, shape) in enumerate(zip(grads, shapes)):
-        if g is None or shape is None:
-            checked.append(None)
+    pairs = []
+    for i, shape, child in node._grad_inputs:
+        g = grads[i]
+        if g is None:
             continue
         if type(g) is not np.ndarray:
             g = g._data if isinstance(g, Tensor) else np.asarray(g)
@@ -214,5 +222,5 @@ def _check_gradients(node: Context, grads: Any) -> list[Any]:
                 f"{node.fn.__name__}.backward returned a gradient of shape {g.shape} for input {i}, "
                 f"expected {shape} (the shape of input {i}); undo broadcasting with unbroadcast()"
             )
-        checked.append(g)
-    return checked
+        pairs.append((g, child))
+    return pairs

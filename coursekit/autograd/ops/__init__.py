@@ -2,7 +2,7 @@
 
 | file | ops |
 | --- | --- |
-| ``arithmetic.py`` | Add, Mul, Neg, Pow; sub, div, sqrt, rpow from them |
+| ``arithmetic.py`` | Add, Sub, Mul, Neg, Pow; div, sqrt, rpow from them |
 | ``pointwise.py`` | Exp, Log, Abs, Clamp |
 | ``activation.py`` | ReLU, Sigmoid, Tanh, Softmax, LogSoftmax |
 | ``reduction.py`` | Sum, Max; mean, min from them |
@@ -11,7 +11,7 @@
 | ``cast.py`` | ToDtype, Clone |
 """
 from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, log_softmax, relu, sigmoid, softmax, tanh
-from .arithmetic import Add, Mul, Neg, Pow, add, div, mul, neg, pow, rpow, sqrt, sub
+from .arithmetic import Add, Mul, Neg, Pow, Sub, add, div, mul, neg, pow, rpow, sqrt, sub
 from .cast import Clone, ToDtype, clone, to_dtype
 from .linalg import MatMul, matmul
 from .pointwise import Abs, Clamp, Exp, Log, abs, clamp, exp, log
@@ -22,7 +22,7 @@ from .shape import (BroadcastTo, Cat, GetItem, Permute, Reshape, broadcast_to, c
 __all__ = [
     "Abs", "Add", "BroadcastTo", "Cat", "Clamp", "Clone", "Exp", "GetItem", "Log", "LogSoftmax",
     "MatMul", "Max", "Mul", "Neg", "Permute", "Pow", "ReLU", "Reshape", "Sigmoid", "Softmax",
-    "Sum", "Tanh", "ToDtype",
+    "Sub", "Sum", "Tanh", "ToDtype",
     "abs", "add", "broadcast_to", "cat", "clamp", "clone", "concatenate", "div", "exp", "expand",
     "flatten", "getitem", "log", "log_softmax", "matmul", "max", "mean", "min", "mul", "neg",
     "permute", "pow", "relu", "reshape", "rpow", "sigmoid", "softmax", "sqrt", "squeeze", "stack",

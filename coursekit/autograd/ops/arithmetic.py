@@ -1,4 +1,4 @@
-"""Arithmetic: the primitives add, mul, neg, pow, and sub, div, sqrt built from them.
+"""Arithmetic: the primitives add, sub, mul, neg, pow, and div, sqrt built from them.
 
 Either operand may be a Tensor, a NumPy array or a Python scalar; NumPy broadcasting applies,
 and backward sums each gradient back to its input's shape with ``unbroadcast``.
@@ -44,6 +44,35 @@ class Add(Function):
 def add(a: Any, b: Any) -> Tensor:
     """$a + b$, with broadcasting."""
     return Add.apply(a, b)
+
+
+class Sub(Function):
+    """$f(a, b) = a - b$
+
+    Not built as ``a + (-b)``: a loss computes ``prediction - target`` every step, and one
+    node instead of two is measurably cheaper (see tests/benchmarks/bench_two_layer.py).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> np.ndarray:
+        try:
+            out = a - b
+        except ValueError:
+            raise _broadcast_error("sub", a, b) from None
+        ctx.shapes = (np.shape(a), np.shape(b))
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> tuple[Any, Any]:
+        a_shape, b_shape = ctx.shapes
+        need_a, need_b = ctx.needs_input_grad
+        return (unbroadcast(grad, a_shape) if need_a else None,
+                unbroadcast(-grad, b_shape) if need_b else None)
+
+
+def sub(a: Any, b: Any) -> Tensor:
+    """$a - b$, with broadcasting."""
+    return Sub.apply(a, b)
 
 
 class Mul(Function):
@@ -120,11 +149,6 @@ def rpow(base: Any, x: Any) -> Tensor:
     """$b^x = e^{x \\log b}$ for a constant base $b > 0$."""
     from .pointwise import exp
     return exp(mul(x, math.log(base)))
-
-
-def sub(a: Any, b: Any) -> Tensor:
-    """$a - b = a + (-b)$"""
-    return Add.apply(a, Neg.apply(b) if isinstance(b, Tensor) else -np.asarray(b) if isinstance(b, np.ndarray) else -b)
 
 
 def div(a: Any, b: Any) -> Tensor:

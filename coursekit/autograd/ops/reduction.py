@@ -41,7 +41,7 @@ class Sum(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
         ctx.in_shape = x.shape
-        ctx.axes = _axes(axis, x.ndim)
+        ctx.axis = axis
         ctx.keepdims = keepdims
         return np.asarray(x.sum(axis=axis, keepdims=keepdims))
 
@@ -49,8 +49,8 @@ class Sum(Function):
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, None, None]:
         # Every summed element gets the upstream gradient of its sum: put the reduced axes
         # back (size 1) and broadcast. broadcast_to makes a read-only view, not a copy.
-        if not ctx.keepdims:
-            grad = np.expand_dims(grad, ctx.axes)
+        if not ctx.keepdims and ctx.axis is not None:
+            grad = np.expand_dims(grad, _axes(ctx.axis, len(ctx.in_shape)))
         return np.broadcast_to(grad, ctx.in_shape), None, None
 
 
