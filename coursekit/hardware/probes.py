@@ -338,8 +338,9 @@ def run_probe(name: str, timeout: float = 120.0) -> dict[str, Any]:
         raise ValueError(f"unknown framework {name!r}: expected one of {', '.join(_PROBES)}")
     with open(__file__, encoding="utf-8") as handle:
         source = handle.read()
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL=os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
-               PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TF's C++ start-up chatter
+    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX would grab 75 % of the GPU for a 2x2 op
     start = time.perf_counter()
     try:
         # A neutral working directory, so a student's numpy.py next to the notebook cannot

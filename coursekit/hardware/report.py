@@ -143,7 +143,7 @@ def _jupyter(w: _Writer, report: dict[str, Any]) -> None:
 
 def _frameworks(w: _Writer, report: dict[str, Any]) -> None:
     w.section("Frameworks and devices (a tiny matmul on each device)")
-    rows = []
+    rows = [["", "framework", "version", "probe", "devices", "build"]]
     for name, probe in report.get("frameworks", {}).items():
         status = probe.get("status")
         seconds = f"{probe.get('seconds', 0):.1f} s"
