@@ -149,7 +149,7 @@ def _frameworks(w: _Writer, report: dict[str, Any]) -> None:
         seconds = f"{probe.get('seconds', 0):.1f} s"
         if status != "ok":
             mark = w.s["error"]
-            rows.append([mark, name, status or "?", seconds, (probe.get("reason") or "")[:100]])
+            rows.append([mark, name, status or "?", seconds, w.s["dash"], (probe.get("reason") or "")[:100]])
             continue
         devices = []
         bad = False

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import jsonschema
@@ -17,7 +20,7 @@ import pytest
 from coursekit.hardware import doctor as doctor_module
 from coursekit.hardware import environment, report, schema
 
-from .conftest import gpu_machine
+from .conftest import REPO, gpu_machine
 
 
 # --- the real run ----------------------------------------------------------------------------
@@ -48,6 +51,26 @@ def test_real_report_sees_every_framework_and_runs_the_tiny_op(doctor_run) -> No
 
 def test_json_mode_prints_only_json_on_stdout(doctor_run) -> None:
     assert doctor_run.stdout.lstrip().startswith("{") and doctor_run.stdout.rstrip().endswith("}")
+
+
+def test_real_exit_code_is_one_when_frameworks_are_broken(tmp_path) -> None:
+    # Fake torch / tensorflow / jax packages that fail on import shadow the real ones in every
+    # child; the probes then fail in milliseconds, so this second real run is cheap.
+    for name, body in [("torch", "raise ImportError('libtorch_cpu.so: cannot open shared object file')"),
+                       ("tensorflow", "import os\nos.abort()"),
+                       ("jax", "raise RuntimeError('jaxlib version 0.1 is older than the required 0.4')")]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(body + "\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    done = subprocess.run([sys.executable, "-m", "coursekit.cli", "doctor", "--json"], capture_output=True,
+                          text=True, cwd=REPO, env=env, timeout=300)
+    out = json.loads(done.stdout)
+    schema.validate(out)
+    assert done.returncode == 1 == out["exit_code"] and out["status"] == "broken"
+    errors = {f["code"]: f["message"] for f in out["findings"] if f["level"] == "error"}
+    assert {"broken:torch", "broken:tensorflow", "broken:jax"} <= set(errors)
+    assert "libtorch_cpu.so" in errors["broken:torch"] and "SIGABRT" in errors["broken:tensorflow"]
+    assert out["frameworks"]["numpy"]["status"] == "ok"
 
 
 # --- the schema itself -----------------------------------------------------------------------
