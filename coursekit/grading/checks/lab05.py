@@ -413,8 +413,13 @@ def sharded_program(impl: Any, rng):
     """ShardedRange: every sample exactly once across workers, shards balanced."""
     for trial in range(4):
         start = int(rng.integers(-20, 20))
-        end = start + int(rng.integers(0, 30)) if trial else start + int(rng.integers(5, 30))
-        workers = int(rng.integers(2, 6)) if trial else 1
+        if trial == 0:    # one worker: the whole range
+            end, workers = start + int(rng.integers(5, 30)), 1
+        elif trial == 1:  # n = W*k + 1: slices of ceil(n / W) leave the last worker short
+            workers = int(rng.integers(3, 6))
+            end = start + workers * int(rng.integers(2, 6)) + 1
+        else:             # anything, an empty range included
+            end, workers = start + int(rng.integers(0, 30)), int(rng.integers(2, 6))
 
         def shards(start=start, end=end, workers=workers):
             dataset = impl(start, end)
