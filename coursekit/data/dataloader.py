@@ -88,7 +88,10 @@ class DataLoader(Generic[T_co]):
         sampler: the order of sample indices, instead of ``shuffle``.
         batch_sampler: yields whole lists of indices; excludes ``batch_size``,
             ``shuffle``, ``sampler`` and ``drop_last``.
-        num_workers: worker processes; ``0`` loads in the main process.
+        num_workers: worker processes; ``0`` loads in the main process. Each
+            worker holds its own copy of the dataset; an IterableDataset must
+            shard itself with :func:`~coursekit.data.get_worker_info`, or every
+            sample arrives once per worker (as in PyTorch).
         collate_fn: turns a list of samples into a batch
             (:func:`~coursekit.data.default_collate` by default).
         pin_memory: put torch tensors of each batch in pinned memory (only
@@ -114,6 +117,20 @@ class DataLoader(Generic[T_co]):
     Raises:
         ValueError: for an invalid argument or a combination PyTorch also
             refuses; the message names what was given and what is allowed.
+
+    While iterating, an exception raised by the dataset or ``collate_fn`` reaches
+    you with its own type and message, plus a note naming the worker (or the
+    main process), the batch and the sample index, and, from a worker, the
+    worker's traceback as its ``__cause__``. A worker that dies raises
+    :class:`~coursekit.data.WorkerDiedError`; a batch slower than ``timeout``
+    raises :class:`~coursekit.data.DataLoaderTimeoutError`.
+
+    Example:
+        >>> import numpy as np
+        >>> from coursekit.data import DataLoader, TensorDataset
+        >>> ds = TensorDataset(np.arange(10.0).reshape(5, 2), np.arange(5))
+        >>> [y.tolist() for _, y in DataLoader(ds, batch_size=2)]
+        [[0, 1], [2, 3], [4]]
     """
 
     def __init__(
@@ -455,6 +472,13 @@ class _MultiProcessIter(_BaseIter):
             task_reader.close()
             result_writer.close()
             self._workers.append(_Worker(wid, process, task_writer, result_reader))
+        # What the main process waits on: every result pipe and every process
+        # sentinel (see NOTE [Dead and stuck workers]).
+        self._by_handle: dict[Any, tuple[str, _Worker]] = {}
+        for w in self._workers:
+            self._by_handle[w.result_conn] = ("result", w)
+            self._by_handle[w.process.sentinel] = ("exit", w)
+        self._handles = list(self._by_handle)
         self._epoch = 0
         self._start_epoch()
 
@@ -549,12 +573,8 @@ class _MultiProcessIter(_BaseIter):
                 if wait <= 0:
                     self._raise_timeout(idx)
                 wait = min(wait, _POLL_INTERVAL)
-            by_handle: dict[Any, tuple[str, _Worker]] = {}
-            for w in self._workers:
-                by_handle[w.result_conn] = ("result", w)
-                by_handle[w.process.sentinel] = ("exit", w)
-            for handle in wait_for_ready(list(by_handle), wait):
-                what, w = by_handle[handle]
+            for handle in wait_for_ready(self._handles, wait):
+                what, w = self._by_handle[handle]
                 if what == "result":
                     self._receive(w)
                 else:
