@@ -84,6 +84,17 @@ def test_workers_preserve_the_sampler_order_when_they_finish_out_of_order(shuffl
         assert [row[0] for batch in got for row in batch] == list(range(24))
 
 
+@pytest.mark.parametrize("prefetch_factor", [1, 5])
+def test_prefetch_depth_changes_nothing_but_timing(prefetch_factor):
+    ds = SleepyDataset(10, seed=1)
+    got = [b.tolist() for b in ckd.DataLoader(ds, batch_size=3, num_workers=2, prefetch_factor=prefetch_factor)]
+    assert got == [b.tolist() for b in ckd.DataLoader(ds, batch_size=3)]
+
+
+def test_workers_pass_single_samples_through_when_batching_is_off():
+    assert list(ckd.DataLoader(list("abcde"), batch_size=None, num_workers=2)) == list("abcde")
+
+
 def test_workers_give_the_same_batches_as_the_main_process_for_torch_data():
     x, y = torch.randn(21, 3), torch.arange(21)
     kwargs = dict(batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(5))
