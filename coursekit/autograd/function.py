@@ -169,7 +169,9 @@ class Function:
                 track = track or need
                 needs.append(need)
             else:
-                arrays.append(x)
+                # A NumPy scalar (np.float64(0.5), from np.sqrt etc.) acts like a Python
+                # number, as in torch: it must not turn a float32 result into float64.
+                arrays.append(x.item() if isinstance(x, np.generic) else x)
                 needs.append(False)
         ctx.needs_input_grad = tuple(needs)
 

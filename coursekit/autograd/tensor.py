@@ -251,6 +251,19 @@ class Tensor:
     def __getitem__(self, index: Any) -> Tensor:
         return ops.getitem(self, index)
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """In-place assignment, for tensors outside the graph (or under ``no_grad``).
+
+        In-place ops on recorded tensors are not supported: the engine keeps no version
+        counters, so it could not tell that a saved value changed.
+        """
+        if self.requires_grad and grad_mode._enabled:
+            raise RuntimeError(
+                "in-place assignment to a tensor that requires grad is not recorded; do it under "
+                "no_grad(), or change the values with tensor.data[...] = ..."
+            )
+        self._data[ops.shape._index_arrays(index)] = value._data if isinstance(value, Tensor) else value
+
     def __iter__(self) -> Iterator[Tensor]:
         for i in range(len(self)):
             yield self[i]
@@ -356,6 +369,11 @@ class Tensor:
         return ops.mean(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
     def max(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
+        """The maxima along ``axis``: values only, like ``torch.amax`` and ``np.max``.
+
+        Unlike ``torch.max(x, dim)`` it returns no indices (use ``argmax``); tied maxima
+        share the gradient equally.
+        """
         return ops.max(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
     def min(self, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
@@ -419,8 +437,9 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
     Python floats become float32 and Python ints int64; a NumPy array keeps its dtype
     unless ``dtype`` is given.
     """
-    array = _as_array(data, dtype)
-    if array is data or (isinstance(data, Tensor) and array is data._data) or not array.flags.owndata:
+    source = data._data if isinstance(data, Tensor) else data
+    array = _as_array(source, dtype)
+    if array is source or not array.flags.owndata:  # still the caller's memory
         array = array.copy()
     return Tensor(array, requires_grad=requires_grad)
 

@@ -147,3 +147,19 @@ def test_factories_follow_torch_defaults():
     assert ck.zeros_like(ck.tensor([[1, 2]])).dtype == np.int64
     assert ck.arange(3).tolist() == [0, 1, 2] and ck.arange(3).dtype == np.int64
     assert ck.ones(2, requires_grad=True).requires_grad
+
+
+def test_item_assignment_changes_values_outside_the_graph():
+    x = ck.tensor([1.0, 2.0, 3.0])
+    x[x > 1.5] = 0.0
+    x[0] = ck.tensor(7.0)
+    assert x.tolist() == [7.0, 0.0, 0.0]
+
+
+def test_item_assignment_on_a_tensor_that_requires_grad_is_refused_unless_no_grad():
+    w = ck.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="no_grad"):
+        w[0] = 5.0
+    with ck.no_grad():
+        w[0] = 5.0
+    assert w.tolist() == [5.0, 2.0]

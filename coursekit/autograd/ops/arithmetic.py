@@ -153,9 +153,12 @@ def rpow(base: Any, x: Any) -> Tensor:
 
 def div(a: Any, b: Any) -> Tensor:
     """$a / b = a \\cdot b^{-1}$"""
-    if isinstance(b, Tensor):
-        return Mul.apply(a, Pow.apply(b, -1))
-    return Mul.apply(a, 1 / b)
+    try:
+        if isinstance(b, Tensor):
+            return Mul.apply(a, Pow.apply(b, -1))
+        return Mul.apply(a, 1 / b)
+    except ShapeError:  # the error should name the op the user called, not mul
+        raise _broadcast_error("div", a, b) from None
 
 
 def sqrt(x: Any) -> Tensor:

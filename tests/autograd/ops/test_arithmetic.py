@@ -129,6 +129,11 @@ def test_add_of_shapes_that_do_not_broadcast_raises_shape_error_naming_both():
         ck.tensor(np.zeros((2, 3))) + ck.tensor(np.zeros(4))
 
 
+def test_div_of_shapes_that_do_not_broadcast_names_div_not_mul():
+    with pytest.raises(ShapeError, match=r"div: shapes \(2,\) and \(3,\)"):
+        ck.tensor([1.0, 2.0]) / ck.tensor([1.0, 2.0, 3.0])
+
+
 def test_mul_of_shapes_that_do_not_broadcast_raises_shape_error_naming_both():
     with pytest.raises(ShapeError, match=r"mul: shapes \(3,\) and \(2,\)"):
         ck.tensor([1.0, 2.0, 3.0], requires_grad=True) * np.ones(2)
@@ -141,6 +146,12 @@ def test_float32_tensor_with_python_scalar_stays_float32(name):
     assert BINARY[name](3.0, x).dtype == np.float32
     assert (x ** 2).dtype == np.float32
     assert (2.0 ** x).dtype == np.float32
+
+
+def test_float32_tensor_with_numpy_scalar_stays_float32_like_torch():
+    x = ck.tensor([1.0, 2.0])
+    assert (x * np.sqrt(2.0)).dtype == np.float32
+    assert (np.float64(1.0) - x).dtype == np.float32
 
 
 def test_float32_and_float64_tensors_promote_to_float64_as_in_torch():
