@@ -72,7 +72,7 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool = False) -
             )
         grad = np.ones_like(tensor._data)
     else:
-        grad = gradient._data if isinstance(gradient, Tensor) else np.asarray(gradient, dtype=tensor.dtype)
+        grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=tensor.dtype)
         if grad.shape != tensor.shape:
             raise RuntimeError(
                 f"backward: gradient has shape {grad.shape}, expected {tensor.shape} (the tensor's shape)"
