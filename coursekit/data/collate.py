@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import collections.abc
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -87,12 +87,14 @@ def _stack_torch(torch: Any, tensors: Sequence[Any]) -> Any:
         return torch.stack(list(tensors), 0)
     except RuntimeError as err:
         shapes = sorted({tuple(t.shape) for t in tensors}, key=str)
+        dtypes = sorted({str(t.dtype) for t in tensors})
         raise CollateError(
-            f"default_collate: torch tensors must share one shape to be stacked, got shapes {shapes} ({err})"
+            f"default_collate: torch tensors must share one shape to be stacked, got shapes {shapes} "
+            f"and dtypes {dtypes} ({err})"
         ) from None
 
 
-def _stack_coursekit(ck_tensor: type, tensors: Sequence[Any]) -> Any:
+def _stack_coursekit(tensors: Sequence[Any]) -> Any:
     import coursekit
 
     if any(getattr(t, "requires_grad", False) for t in tensors) and hasattr(coursekit, "stack"):
@@ -141,7 +143,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if ck_tensor is not None and isinstance(elem, ck_tensor):
         if not uniform:
             _require_all(batch, ck_tensor, "coursekit.Tensor")
-        return _stack_coursekit(ck_tensor, batch)
+        return _stack_coursekit(batch)
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, (np.generic, bool, int, float, complex)):
@@ -209,5 +211,3 @@ def default_convert(data: Any) -> Any:
     """
     return data
 
-
-CollateFn = Callable[[Sequence[Any]], Any]

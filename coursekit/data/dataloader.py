@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import numbers
-import os
 import signal
 import sys
 import time
@@ -33,7 +32,7 @@ import warnings
 import weakref
 from dataclasses import dataclass
 from multiprocessing.connection import wait as wait_for_ready
-from typing import Any, Callable, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -373,8 +372,15 @@ class _SingleProcessIter(_BaseIter):
         request = None if self._requests is None else next(self._requests)
         try:
             batch = self._fetcher.fetch(request)
-        except StopIteration:  # the end of a stream, not an error to annotate
-            raise
+        except StopIteration as exc:
+            if self._requests is None:  # the end of a stream
+                raise
+            # From a map-style dataset it is a bug; let it through and the epoch
+            # would end early without a word (PEP 479 makes the same choice).
+            raise RuntimeError(
+                f"dataset raised StopIteration {describe_failure(self._fetcher, self._batch_index, request)}; "
+                "a map-style dataset should raise IndexError for an index it does not have"
+            ) from exc
         except Exception as exc:
             exc.add_note(f"DataLoader (main process) raised this {describe_failure(self._fetcher, self._batch_index, request)}.")
             raise

@@ -139,8 +139,9 @@ class WorkerFailure:
                 exc = pickle.loads(self.exception_bytes)
             except Exception:
                 exc = None
-        if not isinstance(exc, Exception):
-            # Unpicklable, or SystemExit / KeyboardInterrupt, which must not end the main process.
+        if not isinstance(exc, Exception) or isinstance(exc, StopIteration):
+            # Unpicklable; SystemExit / KeyboardInterrupt, which must not end the
+            # main process; or StopIteration, which would silently end the epoch.
             exc = RuntimeError(f"{self.type_name}: {self.message}")
         exc.add_note(f"DataLoader worker {self.worker_id} (pid {self.pid}) raised this {self.where}.")
         cause = WorkerTraceback(f"Traceback in DataLoader worker {self.worker_id} (pid {self.pid}):\n{self.traceback_text}")

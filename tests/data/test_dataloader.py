@@ -227,6 +227,22 @@ def test_an_error_in_getitem_names_the_sample_and_batch():
     assert "sample index 5 of batch 1 (sample indices [3, 4, 5])" in notes and "main process" in notes
 
 
+class _StopsEarly(ckd.Dataset):
+    def __getitem__(self, i):
+        if i == 3:
+            raise StopIteration
+        return i
+
+    def __len__(self):
+        return 6
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_stop_iteration_from_a_map_dataset_is_an_error_not_a_short_epoch(num_workers):
+    with pytest.raises(RuntimeError, match="StopIteration"):
+        list(ckd.DataLoader(_StopsEarly(), batch_size=2, num_workers=num_workers))
+
+
 # --- torch interplay -----------------------------------------------------------------
 
 
