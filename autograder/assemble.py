@@ -65,14 +65,31 @@ class Assembled:
                 found[placed.label] = placed.cell.source
         return found
 
-    def covered_code(self, checks_index: int, release_sources: set[str]) -> dict[str, str]:
-        """The student's code a checks cell covers: their cells since the previous checks cell."""
+    def exploration_cells(self, release_ids: set[str]) -> set[int]:
+        """Indices of the instructor's demo and exploration cells (no nbgrader role, a cell id
+        from the release), which grading does not need to run: see :mod:`.autograde`."""
+        return {index for index, placed in enumerate(self.placed)
+                if placed.origin == STUDENT and placed.role == lab_cells.PLAIN
+                and placed.cell.cell_type == "code" and placed.cell.get("id") in release_ids}
+
+    def covered_code(self, checks_index: int, release_ids: set[str]) -> dict[str, str]:
+        """The code a checks cell covers, for the delegation scan: the answer cells since the
+        previous checks cell, and cells the student added there (helpers an answer may
+        call). The instructor's demo cells (known by their cell id), even edited, are not
+        answers: a demo that calls ``backward()`` to compare must not fail the exercise."""
         since = 0
         for index in range(checks_index - 1, -1, -1):
             if self.placed[index].role == CHECKS and self.placed[index].origin == SOURCE:
                 since = index + 1
                 break
-        return self.student_code(release_sources, upto=checks_index, since=since)
+        found = {}
+        for placed in self.placed[since:checks_index]:
+            if placed.origin != STUDENT or placed.cell.cell_type != "code":
+                continue
+            added = placed.role == lab_cells.PLAIN and placed.cell.get("id") not in release_ids
+            if placed.role == ANSWER or added:
+                found[placed.label] = placed.cell.source
+        return found
 
 
 def _normal(source: str) -> str:
@@ -81,6 +98,10 @@ def _normal(source: str) -> str:
 
 def release_code_sources(release: LabNotebook) -> set[str]:
     return {_normal(c.source) for c in release.cells if c.cell.cell_type == "code"}
+
+
+def release_cell_ids(release: LabNotebook) -> set[str]:
+    return {c.cell.get("id") for c in release.cells if c.cell.get("id")}
 
 
 def _fresh(cell: NotebookNode) -> NotebookNode:

@@ -15,6 +15,14 @@ Ordering rules that matter:
   nothing there is deleted when a kernel dies;
 * gradebook writes happen as each submission finishes, so an interrupted run keeps what was
   graded.
+
+NOTE [exploration cells]: by the lab conventions (``solutions/README.md``) an answer is
+self-contained given the setup cells and the earlier answer cells, and the instructor's demo
+and exploration cells (no nbgrader metadata: plots, timings, prints) only *use* the student's
+functions. Grading therefore runs the setup, answer and checks cells and every cell the
+student added, and skips the instructor's exploration cells (known by their release cell id,
+edited or not): in lab01 they are 90% of the run time (device timings, training curves).
+``--all-cells`` runs every cell instead, as "Run all" in JupyterLab would.
 """
 from __future__ import annotations
 
@@ -37,10 +45,10 @@ from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, hidden_seed, public
 from . import cells as lab_cells
 from . import gradebook as gb
 from . import sandbox
-from .assemble import Assembled, assemble, release_code_sources
-from .cells import CHECKS, LabNotebook
+from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
+from .cells import ANSWER, CHECKS, LabNotebook
 from .collect import FOUND, Submission, collect
-from .execute import run_notebook
+from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
 from .manifest import Course, Lab
 from .release import release_notebook
@@ -67,6 +75,7 @@ class LabContext:
     source: LabNotebook
     release: LabNotebook
     release_sources: set[str]
+    release_ids: set[str]
     grade_ids: set[str]
 
 
@@ -74,7 +83,7 @@ def prepare_lab(course: Course, lab: Lab) -> LabContext:
     source = lab_cells.load(course.source_notebook(lab))
     release = lab_cells.split(release_notebook(course, lab, source.nb))
     return LabContext(lab, source, release, release_code_sources(release),
-                      {c.grade_id for c in source.cells if c.grade_id})
+                      release_cell_ids(release), {c.grade_id for c in source.cells if c.grade_id})
 
 
 def kernel_secret(secret: str, student: str) -> str:
@@ -90,7 +99,7 @@ def forbidden_findings(context: LabContext, assembled: Assembled) -> dict:
         index = assembled.index_of(cell.grade_id)
         if index is None:
             continue
-        covered = assembled.covered_code(index, context.release_sources)
+        covered = assembled.covered_code(index, context.release_ids)
         for call in cell.calls:
             try:
                 forbid = get_check(call.check).forbid
@@ -110,6 +119,7 @@ class Grader:
     status: sandbox.SandboxStatus
     secret: str
     overrides: Overrides = field(default_factory=Overrides)
+    all_cells: bool = False
 
     def seeds(self, student: str):
         derived = kernel_secret(self.secret, student)
@@ -183,11 +193,18 @@ class Grader:
                 limits=sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60))
             execution = await run_notebook(
                 assembled.nb, km, cwd=workdir, env=self.kernel_env(sub.student, runtime),
-                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb)
+                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
+                skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids))
         finally:
             shutil.rmtree(runtime, ignore_errors=True)
         nbformat.write(assembled.nb, str(target))
         outcome.reasons += execution.problems()
+        for index, placed in enumerate(assembled.placed):
+            run = execution.cells.get(index)
+            if placed.role == ANSWER and run is not None and run.status == ERROR_STATUS:
+                evalue = run.evalue if len(run.evalue) < 200 else run.evalue[:200] + "…"
+                outcome.reasons.append(f"the answer in {placed.label} raised {run.ename}"
+                                       + (f": {evalue}" if evalue else ""))
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
                                        forbidden=forbidden_findings(context, assembled))
         for cell in outcome.cells:
@@ -241,7 +258,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
               students: list[str] | None = None, db_url: str | None = None,
               submitted_dir: Path | None = None, jobs: int = 1, no_sandbox: bool = False,
               overrides: Overrides | None = None, progress: bool = True,
-              log=print) -> ClassRun:
+              all_cells: bool = False, log=print) -> ClassRun:
     """Grade every (filtered) submission of the class and store the results."""
     from tqdm import tqdm
 
@@ -261,7 +278,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             gb.register_lab(gradebook, context.lab, context.source)
         submissions = collect(course, selected, {k: c.grade_ids for k, c in contexts.items()},
                               submitted_dir, students)
-        grader = Grader(course, status, course.secret(), overrides or Overrides())
+        grader = Grader(course, status, course.secret(), overrides or Overrides(), all_cells)
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 

@@ -137,8 +137,8 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
     scored = [(len(_ids(c.nb) & lab_ids), c) for c in candidates if c.nb is not None]
     scored = [(n, c) for n, c in scored if n > 0]
     if scored:
-        scored.sort(key=lambda item: (item[0], item[1].path.name == lab.notebook,
-                                      item[1].mtime), reverse=True)
+        scored.sort(key=lambda item: (item[0], item[1].mtime,
+                                      item[1].path.name == lab.notebook), reverse=True)
         best = scored[0][1]
         sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, best.nb)
         shown = best.path.relative_to(folder).as_posix()

@@ -115,6 +115,9 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override the manifest's kernel memory limit")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="run kernels without bubblewrap (reported loudly everywhere)")
+    parser.add_argument("--all-cells", action="store_true",
+                        help="also run the instructor's exploration cells (slower; grading "
+                             "only needs setup, answer and checks cells)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _root_argument(parser)
 
@@ -130,6 +133,7 @@ def autograde(args) -> int:
     run = run_autograde(course, labs=args.labs, students=args.students, db_url=args.db,
                         submitted_dir=args.submissions, jobs=args.jobs,
                         no_sandbox=args.no_sandbox, progress=not args.no_progress,
+                        all_cells=args.all_cells,
                         overrides=Overrides(args.cell_timeout, args.time_limit, args.memory_mb))
     print(grade_table(run.outcomes))
     print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {args.jobs} "
@@ -137,3 +141,62 @@ def autograde(args) -> int:
     if not run.status.sandboxed:
         print("\n" + run.status.warning)
     return 0
+
+
+# --------------------------------------------------------------------------- feedback / export
+
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lab", action="append", dest="labs", metavar="LAB",
+                        help="only this lab (repeatable)")
+    parser.add_argument("--student", action="append", dest="students", metavar="ID",
+                        help="only this student (repeatable)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    _root_argument(parser)
+
+
+def feedback_arguments(parser: argparse.ArgumentParser) -> None:
+    _filters(parser)
+
+
+def feedback(args) -> int:
+    from .feedback import write_feedback
+    course = _course(args)
+    paths = write_feedback(course, args.db, students=args.students, labs=args.labs)
+    print(f"wrote {len(paths)} feedback page(s) under "
+          f"{course.feedback_dir.relative_to(course.root)}/")
+    return 0
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    _filters(parser)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output folder (default: course/exports/)")
+
+
+def export(args) -> int:
+    from .export import export as run_export
+    course = _course(args)
+    paths = run_export(course, args.db, students=args.students, labs=args.labs,
+                       out_dir=args.out)
+    print(f"wrote {paths[0]} and {len(paths) - 1} results.json file(s)")
+    return 0
+
+
+# --------------------------------------------------------------------------- demo
+
+def demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lab", default=None,
+                        help="the lab the demo class hands in (default: the first lab of "
+                             "the manifest)")
+    parser.add_argument("--jobs", "-j", type=int, default=2, help="notebooks at a time")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _root_argument(parser)
+
+
+def demo(args) -> int:
+    from .demo import run_demo
+    return run_demo(_course(args), lab_id=args.lab, jobs=args.jobs, db_url=args.db,
+                    progress=not args.no_progress)

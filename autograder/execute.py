@@ -29,7 +29,8 @@ STARTUP_TIMEOUT_S = 120
 MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader's memory
 MAX_OUTPUTS_PER_CELL = 500
 
-OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN = "ok", "error", "timeout", "killed", "dead", "not run"
+OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
+    "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
 
 
 @dataclass
@@ -83,10 +84,11 @@ def cell_label(index: int) -> str:
 
 async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                        cell_timeout: float, time_limit: float, memory_mb: int | None = None,
-                       on_cell=None) -> Execution:
+                       skip: set[int] = frozenset(), on_cell=None) -> Execution:
     """Execute ``nb``'s code cells in place with kernel manager ``km`` (not yet started).
 
     Args:
+        skip: indices of cells not to run (recorded as skipped).
         cell_timeout: seconds one cell may run before it is interrupted.
         time_limit: seconds the whole notebook may run (kernel start included).
         memory_mb: the kernel's memory limit, only to explain a ``MemoryError``.
@@ -97,7 +99,10 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
     client = _BoundedClient(nb, km=km, timeout=None, allow_errors=True,
                             startup_timeout=STARTUP_TIMEOUT_S, record_timing=False,
                             iopub_timeout=10)
-    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+    code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()
+                  and i not in skip]
+    for index in skip:
+        execution.cells[index] = CellRun(index, SKIPPED)
     try:
         try:
             await asyncio.wait_for(client.async_start_new_kernel(cwd=str(cwd), env=env),

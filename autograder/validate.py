@@ -22,7 +22,6 @@ from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, public_seed
 
 from . import cells as lab_cells
 from . import sandbox
-from .assemble import _normal
 from .cells import ANSWER, CHECKS, PLAIN
 from .execute import run_notebook
 from .manifest import Course, Lab, ManifestError, find_root, load_course
@@ -83,15 +82,15 @@ def _course_and_lab(path: Path, nb) -> tuple[Course | None, Lab | None]:
     return course, None
 
 
-def _release_sources(course: Course | None, lab: Lab | None) -> set[str]:
-    """Code of the release, so untouched instructor cells are not scanned for delegation."""
+def _release_ids(course: Course | None, lab: Lab | None) -> set[str] | None:
+    """Cell ids of the release (None when it cannot be found): cells with these ids are the
+    instructor's, the others were added by the student."""
     if course is None or lab is None:
-        return set()
+        return None
     path = course.release_notebook(lab)
     if not path.exists():
-        return set()
-    return {_normal(c.source) for c in lab_cells.read_notebook(path).cells
-            if c.cell_type == "code"}
+        return None
+    return {c.get("id") for c in lab_cells.read_notebook(path).cells if c.get("id")}
 
 
 def validate(path: Path, *, timeout: float | None = None) -> Validation:
@@ -125,15 +124,18 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
     result = Validation(path, problems=execution.problems())
-    release_sources = _release_sources(course, lab)
+    release_ids = _release_ids(course, lab)
     previous = -1
     for cell in notebook.cells:
         if cell.role != CHECKS:
             continue
+        # As the grader does: answer cells since the previous checks cell, and cells the
+        # student added there (only known when the release is at hand).
         covered = {f"cell {c.index + 1}" + (f" ({c.grade_id})" if c.grade_id else ""): c.source
                    for c in notebook.cells[previous + 1:cell.index]
-                   if c.cell.cell_type == "code" and c.role in (ANSWER, PLAIN)
-                   and _normal(c.source) not in release_sources}
+                   if c.cell.cell_type == "code" and (c.role == ANSWER or (
+                       c.role == PLAIN and release_ids is not None
+                       and c.cell.get("id") not in release_ids))}
         previous = cell.index
         forbidden = {}
         for call in cell.calls:
