@@ -66,6 +66,19 @@ def _default_mp_context() -> Any:
     return multiprocessing.get_context()
 
 
+def _is_iterable_dataset(dataset: Any) -> bool:
+    """A coursekit IterableDataset, or torch's (which a coursekit loader also reads).
+
+    A torch IterableDataset that shards with ``torch.utils.data.get_worker_info()``
+    does not shard in coursekit workers (that function only knows torch's
+    workers); use :func:`coursekit.data.get_worker_info` there.
+    """
+    if isinstance(dataset, IterableDataset):
+        return True
+    torch_data = sys.modules.get("torch.utils.data")
+    return torch_data is not None and isinstance(dataset, torch_data.IterableDataset)
+
+
 def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or type(value).__name__ == "bool_"
 
@@ -216,7 +229,7 @@ class DataLoader(Generic[T_co]):
         generator = resolve_generator(generator, "DataLoader: generator")
 
         # --- dataset style and samplers ---------------------------------------
-        iterable = isinstance(dataset, IterableDataset)
+        iterable = _is_iterable_dataset(dataset)
         if iterable:
             # A stream has no indices, so nothing can reorder or pick from it.
             if shuffle:

@@ -276,6 +276,16 @@ def test_a_coursekit_loader_feeds_a_torch_model_for_a_training_step():
     assert accuracy > 0.9
 
 
+def test_a_torch_iterable_dataset_is_read_as_a_stream():
+    class TorchStream(tud.IterableDataset):
+        def __iter__(self):
+            return iter(range(5))
+
+    assert [b.tolist() for b in ckd.DataLoader(TorchStream(), batch_size=2)] == [[0, 1], [2, 3], [4]]
+    with pytest.raises(ValueError, match="IterableDataset decides its own order"):
+        ckd.DataLoader(TorchStream(), shuffle=True)
+
+
 def test_pin_memory_without_cuda_is_a_noop_with_one_clear_warning():
     if torch.cuda.is_available():
         pytest.skip("CUDA present: pinning is real here (see the CUDA test)")
