@@ -284,13 +284,15 @@ def worker_loop(
                 if iterable:
                     send((epoch, batch_index, "exhausted", None))
                     continue
-                failure = WorkerFailure.capture(StopIteration("StopIteration raised by the dataset"), worker_id,
-                                                describe_failure(fetcher, batch_index, request))  # type: ignore[arg-type]
+                # Sent as an error: a StopIteration re-raised in the main process
+                # would end the epoch early without a word.
+                bug = StopIteration("the dataset raised StopIteration; a map-style dataset should raise IndexError "
+                                    "for an index it does not have")
+                failure = WorkerFailure.capture(bug, worker_id, describe_failure(fetcher, batch_index, request))  # type: ignore[arg-type]
                 send((epoch, batch_index, "error", failure))
                 continue
             except BaseException as exc:
                 failure = WorkerFailure.capture(exc, worker_id, describe_failure(fetcher, batch_index, request))  # type: ignore[arg-type]
-                del exc
                 send((epoch, batch_index, "error", failure))
                 continue
             send((epoch, batch_index, "ok", batch))
