@@ -1,0 +1,294 @@
+"""Checks for lab00_setup: a timing helper, FLOP and byte counts with the roofline, and the
+cost of moving data compared with the cost of computing on it.
+
+Timing cannot be compared number for number between two runs, so the timing checks hand the
+student's code a *pretend accelerator* with its own clock (:class:`_FakeAsyncDevice`): work is
+queued when launched and only finished by ``sync()``, exactly like a GPU stream. On that clock
+every correct timer returns the same number, and the usual mistakes (no warm-up, no
+synchronisation, mean instead of median) return a different one.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..program import Case, check
+
+# ---------------------------------------------------------------------------------------------
+# references
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_time_it_factory():
+    """``time_it`` on top of coursekit's :class:`~coursekit.hardware.timing.Timer`.
+
+    ``inner=1`` (one call per reading) and the host clock, as the lab specifies; a ``sync``
+    hook, when given, replaces the timer's own device synchronisation.
+    """
+    from coursekit.hardware.timing import Timer
+
+    def time_it(fn, warmup=3, repeats=10, device=None, sync=None, clock=time.perf_counter):
+        timer = Timer(fn, device=device, warmup=warmup, repeats=repeats, inner=1, clock=clock,
+                      use_events=False)
+        if sync is not None:
+            timer._sync = sync  # the hook the lab's signature offers
+        return timer.measure().median
+
+    return time_it
+
+
+def _reference_roofline():
+    def gemm_flops(m, n, k):
+        return 2 * m * n * k
+
+    def gemm_bytes(m, n, k, dtype_bytes):
+        return (m * k + k * n + m * n) * dtype_bytes
+
+    def add_flops(numel):
+        return numel
+
+    def add_bytes(numel, dtype_bytes):
+        return 3 * numel * dtype_bytes
+
+    def roofline_time(flops, nbytes, peak_flops, bandwidth):
+        return max(flops / peak_flops, nbytes / bandwidth)
+
+    def roofline_bound(flops, nbytes, peak_flops, bandwidth):
+        return "compute" if flops / peak_flops >= nbytes / bandwidth else "memory"
+
+    return {"gemm_flops": gemm_flops, "gemm_bytes": gemm_bytes, "add_flops": add_flops,
+            "add_bytes": add_bytes, "roofline_time": roofline_time,
+            "roofline_bound": roofline_bound}
+
+
+def _reference_transfer_vs_compute():
+    time_it = _reference_time_it_factory()
+
+    def transfer_vs_compute(x, op, device, timer=time_it):
+        x_dev = x.to(device, copy=True)
+        transfer_s = timer(lambda: x.to(device, copy=True), device=device)
+        compute_s = timer(lambda: op(x_dev), device=device)
+        return {"transfer_s": transfer_s, "compute_s": compute_s,
+                "bottleneck": "transfer" if transfer_s > compute_s else "compute"}
+
+    return transfer_vs_compute
+
+
+# ---------------------------------------------------------------------------------------------
+# lab00.time_it
+# ---------------------------------------------------------------------------------------------
+
+
+class _FakeAsyncDevice:
+    """A pretend accelerator with its own clock.
+
+    ``work()`` is what gets timed: it costs ``launch`` seconds of host time and queues
+    ``durations[i]`` seconds of device work (the i-th call). ``sync()`` waits until the queue
+    is empty; ``clock()`` reads the time. A timer that forgets to synchronise measures only
+    the launch; one that skips the warm-up counts the slow first call.
+    """
+
+    def __init__(self, durations: list[float], launch: float = 1e-5):
+        self.durations = list(durations)
+        self.launch = launch
+        self.now = 0.0
+        self.busy_until = 0.0
+        self.calls = 0
+
+    def work(self) -> None:
+        duration = self.durations[min(self.calls, len(self.durations) - 1)]
+        self.calls += 1
+        self.now += self.launch
+        self.busy_until = max(self.busy_until, self.now) + duration
+
+    def sync(self) -> None:
+        self.now = max(self.now, self.busy_until)
+
+    def clock(self) -> float:
+        return self.now
+
+
+def _run_fake(impl, durations, warmup, repeats):
+    device = _FakeAsyncDevice(durations)
+    seconds = impl(device.work, warmup=warmup, repeats=repeats, sync=device.sync,
+                   clock=device.clock)
+    return seconds, device.calls
+
+
+_NAMES = ("returned seconds", "number of calls to fn")
+_HINT_SYNC = ("time one call at a time: sync(); start = clock(); fn(); sync(); stop = clock() — "
+              "without the second sync() you time the launch, not the work")
+
+
+@check("lab00.time_it", reference=_reference_time_it_factory,
+       forbid=("coursekit.hardware.timing", "coursekit.hardware.Timer",
+               "coursekit.hardware.measure", "torch.utils.benchmark", "timeit"))
+def time_it_program(impl: Any, rng):
+    """time_it: warm-up, synchronisation, repeats and the median, on a pretend accelerator."""
+    # 1. The first call is slow (lazy initialisation): it must be a warm-up call.
+    for trial in range(2):
+        warmup, repeats = int(rng.integers(1, 4)), int(rng.integers(1, 8))
+        durations = [2.0] + list(rng.uniform(1e-3, 5e-3, size=warmup + repeats + 2))
+        yield Case(f"slow first call, warmup={warmup}, repeats={repeats} (trial {trial})",
+                   lambda d=durations, w=warmup, r=repeats: _run_fake(impl, d, w, r),
+                   hint="run fn() `warmup` times untimed, then sync() before the first reading; "
+                        + _HINT_SYNC, rtol=1e-9, atol=1e-12, names=_NAMES)
+    # 2. One timed call is 100x slower (an interrupt): the median ignores it, the mean does not.
+    warmup, repeats = int(rng.integers(1, 3)), int(rng.choice([5, 7, 9]))
+    durations = list(rng.uniform(1e-3, 2e-3, size=warmup + repeats))
+    durations[warmup + int(rng.integers(0, repeats))] = 0.2
+    yield Case(f"one slow timed call among {repeats}: the median ignores it",
+               lambda: _run_fake(impl, durations, warmup, repeats),
+               hint="return the median of the per-call durations, not their mean or total",
+               rtol=1e-9, atol=1e-12, names=_NAMES)
+    # 3. An even number of repeats: the median is the mean of the two middle values.
+    warmup, repeats = int(rng.integers(1, 3)), int(rng.choice([2, 4, 6]))
+    durations = list(rng.uniform(1e-3, 9e-3, size=warmup + repeats))
+    yield Case(f"even number of repeats ({repeats})",
+               lambda: _run_fake(impl, durations, warmup, repeats),
+               hint="for an even count the median averages the two middle values "
+                    "(statistics.median and np.median do this)",
+               rtol=1e-9, atol=1e-12, names=_NAMES)
+    # 4. No warm-up asked for: then the slow first call is timed like any other.
+    durations = [0.5] + list(rng.uniform(1e-3, 2e-3, size=3))
+    yield Case("warmup=0, repeats=1 times exactly the first call",
+               lambda: _run_fake(impl, durations, 0, 1),
+               hint="call fn() exactly `warmup` times before measuring, no more",
+               rtol=1e-9, atol=1e-12, names=_NAMES)
+    # 5. The real clock: a call that sleeps 20 ms must measure about 20 ms, in seconds.
+    yield Case("time.sleep(0.02) measures between 0.02 and 0.25 seconds (real clock)",
+               lambda: 0.02 <= float(impl(lambda: time.sleep(0.02), warmup=1, repeats=3)) < 0.25,
+               hint="return seconds (not milliseconds), using time.perf_counter by default")
+    # 6. Nothing to take the median of.
+    yield Case("repeats=0 raises ValueError", lambda: impl(lambda: None, warmup=0, repeats=0),
+               hint="raise ValueError when repeats < 1")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab00.roofline
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab00.roofline", reference=_reference_roofline)
+def roofline_program(impl: Any, rng):
+    """FLOP and byte counts of a GEMM and an elementwise add, and the roofline bound."""
+    for trial in range(3):
+        m, n, k = (int(v) for v in rng.integers(1, 4097, size=3))
+        dtype_bytes = int(rng.choice([2, 4, 8]))
+        numel = int(rng.integers(1, 10**8))
+        peak = float(rng.uniform(1e11, 1e15))          # FLOP/s
+        bandwidth = float(rng.uniform(2e10, 5e12))      # bytes/s
+        shape = f"m={m}, n={n}, k={k}"
+        yield Case(f"gemm_flops({shape})", lambda: impl["gemm_flops"](m, n, k),
+                   hint="C = A @ B with A (m, k), B (k, n): each of the m*n outputs needs k "
+                        "multiplies and k adds")
+        yield Case(f"gemm_bytes({shape}, dtype_bytes={dtype_bytes})",
+                   lambda: impl["gemm_bytes"](m, n, k, dtype_bytes),
+                   hint="read A and B once, write C once; multiply elements by bytes per element")
+        yield Case(f"add_flops({numel})", lambda: impl["add_flops"](numel),
+                   hint="c = a + b: one addition per element")
+        yield Case(f"add_bytes({numel}, dtype_bytes={dtype_bytes})",
+                   lambda: impl["add_bytes"](numel, dtype_bytes),
+                   hint="c = a + b reads two arrays and writes one")
+        for what, flops, nbytes in (
+                ("GEMM", 2 * m * n * k, (m * k + k * n + m * n) * dtype_bytes),
+                ("add", numel, 3 * numel * dtype_bytes)):
+            args = (flops, nbytes, peak, bandwidth)
+            where = (f"{what} of trial {trial} (flops={flops:.3g}, bytes={nbytes:.3g}, "
+                     f"peak={peak:.3g} FLOP/s, bandwidth={bandwidth:.3g} B/s)")
+            yield Case(f"roofline_time, {where}", lambda a=args: impl["roofline_time"](*a),
+                       hint="the slower of the two limits wins: max(compute time, memory time)",
+                       rtol=1e-9)
+            yield Case(f"roofline_bound, {where}", lambda a=args: impl["roofline_bound"](*a),
+                       hint="'compute' when flops/peak_flops >= bytes/bandwidth, else 'memory'")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab00.transfer_vs_compute
+# ---------------------------------------------------------------------------------------------
+
+
+class _RecordingTimer:
+    """A timer that runs ``fn`` once and reports a fixed time: the transfer time if ``fn`` did
+    not call the op (so it must be the copy), the compute time if it did."""
+
+    def __init__(self, op_inputs: list, transfer_s: float, compute_s: float):
+        self.op_inputs, self.transfer_s, self.compute_s = op_inputs, transfer_s, compute_s
+        self.devices: list[str] = []
+        self.transfer_result: Any = None
+
+    def __call__(self, fn, *args, **kwargs):
+        device = kwargs.get("device", args[2] if len(args) > 2 else None)
+        self.devices.append(str(device))
+        before = len(self.op_inputs)
+        result = fn()
+        if len(self.op_inputs) > before:
+            return self.compute_s
+        self.transfer_result = result
+        return self.transfer_s
+
+
+def _describe_transfer(result: Any, source: Any) -> dict[str, str]:
+    import torch
+
+    if not isinstance(result, torch.Tensor):
+        return {"transfer returns": type(result).__name__}
+    copied = result is not source and (
+        result.device.type == "meta"
+        or result.untyped_storage().data_ptr() != source.untyped_storage().data_ptr())
+    return {"transfer returns": f"tensor on {result.device}",
+            "transfer makes a copy": "yes" if copied else "no"}
+
+
+def _run_recorded(impl, x, device, transfer_s, compute_s):
+    op_inputs: list[str] = []
+
+    def op(t):
+        op_inputs.append(str(t.device))
+        return t @ t.T
+
+    timer = _RecordingTimer(op_inputs, transfer_s, compute_s)
+    got = impl(x, op, device, timer=timer)
+    observed = {"returned": dict(got) if isinstance(got, dict) else got,
+                "op ran on": sorted(set(op_inputs)),
+                "devices given to the timer": sorted(set(timer.devices))}
+    observed.update(_describe_transfer(timer.transfer_result, x))
+    return observed
+
+
+@check("lab00.transfer_vs_compute", reference=_reference_transfer_vs_compute)
+def transfer_vs_compute_program(impl: Any, rng):
+    """transfer_vs_compute: what is timed, on which device, and a consistent conclusion."""
+    import torch
+
+    # The pretend timer decides the numbers, so the conclusion has a known right answer.
+    for trial, device in enumerate([torch.device("meta"), torch.device("meta"),
+                                    torch.device("cpu")]):
+        rows, cols = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+        x = torch.from_numpy(rng.standard_normal((rows, cols)).astype("float32"))
+        transfer_s, compute_s = (float(v) for v in rng.uniform(1e-4, 1e-2, size=2))
+        if trial == 0:
+            transfer_s, compute_s = max(transfer_s, compute_s) * 3, min(transfer_s, compute_s)
+        elif trial == 1:
+            transfer_s, compute_s = min(transfer_s, compute_s), max(transfer_s, compute_s) * 3
+        yield Case(f"x of shape ({rows}, {cols}) to {device}, timer reports "
+                   f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s",
+                   lambda x=x, d=device, t=transfer_s, c=compute_s: _run_recorded(impl, x, d, t, c),
+                   hint="time x.to(device, copy=True) and op(x_on_device) separately, each as "
+                        "timer(fn, device=device); the timed transfer returns the moved tensor; "
+                        "'transfer' when transfer_s > compute_s, else 'compute'. Never write "
+                        "'cpu' where `device` belongs")
+    # The real timer (your time_it) on this machine: the conclusion must follow the numbers.
+    n = int(rng.integers(64, 257))
+    x = torch.from_numpy(rng.standard_normal((n, n)).astype("float32"))
+
+    def consistent():
+        got = impl(x, torch.sin, torch.device("cpu"))
+        t, c = float(got["transfer_s"]), float(got["compute_s"])
+        return {"both times positive": t > 0 and c > 0,
+                "bottleneck follows the numbers":
+                    got["bottleneck"] == ("transfer" if t > c else "compute")}
+
+    yield Case(f"real measurement on the CPU ({n}x{n}, torch.sin)", consistent,
+               hint="measure with the default timer (your time_it) and draw the conclusion from "
+                    "the two numbers you measured, not from a fixed answer")
