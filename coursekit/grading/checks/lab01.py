@@ -136,6 +136,12 @@ def _is_torch_tensor(value: Any) -> bool:
     return torch is not None and isinstance(value, torch.Tensor)
 
 
+def _tensors_only(result: Any) -> tuple:
+    """The items of ``result``, each a torch tensor or a string naming what it was instead."""
+    return tuple(item if _is_torch_tensor(item) else f"a {type(item).__name__}, not a tensor"
+                 for item in result)
+
+
 def _decreased(box: dict) -> Callable[[], bool]:
     def thunk():
         losses = _part(box, 2)
@@ -254,7 +260,7 @@ def train_two_layer_torch_program(impl, rng):
                         ((n, d_in), (n, d_out), (d_in, h), (h, d_out)))
         yield Case(f"trial {trial}, {str(dtype).replace('torch.', '')} on the meta device "
                    f"({steps} steps): device, dtype and shape of (w1, w2, losses)",
-                   lambda a=(x, y, w1, w2, _learning_rate(n, d_in), steps): tuple(impl(*a)),
+                   lambda a=(x, y, w1, w2, _learning_rate(n, d_in), steps): _tensors_only(impl(*a)),
                    names=("w1", "w2", "losses"),
                    hint="every tensor must stay on x.device with x.dtype: create new tensors "
                         "with device=x.device, and avoid .cpu(), .item(), float() and "
