@@ -70,7 +70,7 @@ def backward(tensor: Tensor, gradient: Any = None, retain_graph: bool = False) -
                 f"pass backward(gradient) with a gradient of shape {tensor.shape}, or reduce "
                 f"the tensor to a scalar first (e.g. .sum())"
             )
-        grad = np.ones_like(tensor._data)
+        grad = np.ones(tensor._data.shape, dtype=tensor._data.dtype)
     else:
         grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=tensor.dtype)
         if grad.shape != tensor.shape:
