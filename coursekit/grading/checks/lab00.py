@@ -176,8 +176,15 @@ def roofline_program(impl: Any, rng):
         m, n, k = (int(v) for v in rng.integers(1, 4097, size=3))
         dtype_bytes = int(rng.choice([2, 4, 8]))
         numel = int(rng.integers(1, 10**8))
-        peak = float(rng.uniform(1e11, 1e15))          # FLOP/s
         bandwidth = float(rng.uniform(2e10, 5e12))      # bytes/s
+        # Place the ridge point (peak / bandwidth) so that every trial tests another side:
+        # both ops compute-bound, both memory-bound, GEMM compute-bound and add memory-bound.
+        add_intensity = 1 / (3 * dtype_bytes)
+        gemm_intensity = 2 * m * n * k / ((m * k + k * n + m * n) * dtype_bytes)
+        ridge = [add_intensity * float(rng.uniform(0.1, 0.9)),
+                 gemm_intensity * float(rng.uniform(1.5, 10.0)),
+                 (add_intensity * gemm_intensity) ** 0.5][trial]
+        peak = bandwidth * ridge                         # FLOP/s
         shape = f"m={m}, n={n}, k={k}"
         yield Case(f"gemm_flops({shape})", lambda: impl["gemm_flops"](m, n, k),
                    hint="C = A @ B with A (m, k), B (k, n): each of the m*n outputs needs k "
@@ -209,20 +216,23 @@ def roofline_program(impl: Any, rng):
 
 
 class _RecordingTimer:
-    """A timer that runs ``fn`` once and reports a fixed time: the transfer time if ``fn`` did
+    """A timer that runs ``fn`` twice and reports a fixed time: the transfer time if ``fn`` did
     not call the op (so it must be the copy), the compute time if it did."""
 
     def __init__(self, op_inputs: list, transfer_s: float, compute_s: float):
         self.op_inputs, self.transfer_s, self.compute_s = op_inputs, transfer_s, compute_s
         self.devices: list[str] = []
         self.transfer_result: Any = None
+        self.compute_inputs: list[list] = []
 
     def __call__(self, fn, *args, **kwargs):
         device = kwargs.get("device", args[2] if len(args) > 2 else None)
         self.devices.append(str(device))
         before = len(self.op_inputs)
         result = fn()
+        fn()
         if len(self.op_inputs) > before:
+            self.compute_inputs.append(self.op_inputs[before:])
             return self.compute_s
         self.transfer_result = result
         return self.transfer_s
@@ -241,17 +251,19 @@ def _describe_transfer(result: Any, source: Any) -> dict[str, str]:
 
 
 def _run_recorded(impl, x, device, transfer_s, compute_s):
-    op_inputs: list[str] = []
+    op_inputs: list = []
 
     def op(t):
-        op_inputs.append(str(t.device))
+        op_inputs.append(t)  # the tensor itself: keeps it alive, so ids stay distinct
         return t @ t.T
 
     timer = _RecordingTimer(op_inputs, transfer_s, compute_s)
     got = impl(x, op, device, timer=timer)
     observed = {"returned": dict(got) if isinstance(got, dict) else got,
-                "op ran on": sorted(set(op_inputs)),
-                "devices given to the timer": sorted(set(timer.devices))}
+                "op ran on": sorted({str(t.device) for t in op_inputs}),
+                "devices given to the timer": sorted(set(timer.devices)),
+                "timed compute reuses one input already on the device":
+                    all(len({id(t) for t in calls}) == 1 for calls in timer.compute_inputs)}
     observed.update(_describe_transfer(timer.transfer_result, x))
     return observed
 
@@ -276,6 +288,8 @@ def transfer_vs_compute_program(impl: Any, rng):
                    lambda x=x, d=device, t=transfer_s, c=compute_s: _run_recorded(impl, x, d, t, c),
                    hint="time x.to(device, copy=True) and op(x_on_device) separately, each as "
                         "timer(fn, device=device); the timed transfer returns the moved tensor; "
+                        "make x_on_device once, before timing, so the compute time has no copy in "
+                        "it; "
                         "'transfer' when transfer_s > compute_s, else 'compute'. Never write "
                         "'cpu' where `device` belongs")
     # The real timer (your time_it) on this machine: the conclusion must follow the numbers.
