@@ -117,19 +117,18 @@ def assemble(source: LabNotebook, release: LabNotebook, submitted: NotebookNode)
     release_by_id = release.by_id()
     placed: list[Placed] = []
     notes: list[str] = []
-    used: set[str] = set()
+    chosen = _chosen_copies(submitted, release_by_id)
     for index, cell in enumerate(submitted.cells):
         gid = lab_cells.nbgrader_meta(cell).get("grade_id") or None
         original = source_by_id.get(gid) if gid else None
-        if original is None or gid in used:
-            if gid and gid in used:
-                notes.append(f"cell {index + 1} repeats the id {gid!r} of an earlier cell; "
+        if original is None or chosen.get(gid) != index:
+            if original is not None:
+                notes.append(f"cell {index + 1} repeats the id {gid!r} of another cell; "
                              f"it was run as a cell of your own")
             own = _fresh(cell)
             own.metadata.pop("nbgrader", None)
             placed.append(Placed(own, STUDENT, lab_cells.PLAIN, None, index))
             continue
-        used.add(gid)
         if original.role in RESTORED_ROLES:
             released = release_by_id.get(gid)
             if released is not None and _normal(cell.source) != _normal(released.source):
@@ -149,6 +148,24 @@ def assemble(source: LabNotebook, release: LabNotebook, submitted: NotebookNode)
     nb.cells = [p.cell for p in placed]
     _unique_ids(nb)
     return Assembled(nb, placed, notes)
+
+
+def _chosen_copies(submitted: NotebookNode, release_by_id: dict[str, LabCell]) -> dict[str, int]:
+    """For each grade_id, the index of the copy that plays the part: the first copy left as
+    released when there is one (a pasted, edited copy elsewhere must not move the original),
+    else the first copy."""
+    copies: dict[str, list[int]] = {}
+    for index, cell in enumerate(submitted.cells):
+        gid = lab_cells.nbgrader_meta(cell).get("grade_id")
+        if gid:
+            copies.setdefault(gid, []).append(index)
+    chosen = {}
+    for gid, indices in copies.items():
+        released = release_by_id.get(gid)
+        same = [i for i in indices if released is not None
+                and _normal(submitted.cells[i].source) == _normal(released.source)]
+        chosen[gid] = (same or indices)[0]
+    return chosen
 
 
 def _reinsert_deleted(source: LabNotebook, placed: list[Placed], notes: list[str]) -> None:

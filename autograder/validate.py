@@ -35,6 +35,7 @@ class Validation:
     notebook: Path
     cells: list[CellScore] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    skipped: int = 0
 
     @property
     def checks(self):
@@ -58,6 +59,9 @@ class Validation:
         lines += [f"! {problem}" for problem in self.problems]
         if not self.checks:
             lines.append(f"{FAIL} no visible checks found in this notebook")
+        if self.skipped:
+            lines.append(f"(the lab's {self.skipped} exploration cells were not run: grading "
+                         f"does not run them either)")
         passed = sum(c.passed for c in self.checks)
         lines.append(f"{passed}/{len(self.checks)} visible checks passed"
                      + ("" if self.ok else " — not ready to submit"))
@@ -110,6 +114,12 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     cell_timeout = timeout or (lab.cell_timeout_s if lab else 120)
     time_limit = max(cell_timeout, lab.time_limit_s if lab else 600)
     memory = lab.memory_mb if lab else 6144
+    release_ids = _release_ids(course, lab)
+    # Run what the grader runs: without the instructor's exploration cells (see
+    # autograder.autograde), when the release tells which cells those are.
+    skip = {index for index, cell in enumerate(nb.cells)
+            if release_ids is not None and cell.cell_type == "code"
+            and lab_cells.role_of(cell) == PLAIN and cell.get("id") in release_ids}
     runtime = sandbox.runtime_dir()
     status = sandbox.SandboxStatus(False, "none")  # the student's own machine: no sandbox
     km = sandbox.kernel_manager(course or load_course(), workdir=path.parent,
@@ -120,11 +130,10 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     try:
         execution = asyncio.run(run_notebook(nb, km, cwd=path.parent, env=env,
                                              cell_timeout=cell_timeout, time_limit=time_limit,
-                                             memory_mb=memory))
+                                             memory_mb=memory, skip=skip))
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
-    result = Validation(path, problems=execution.problems())
-    release_ids = _release_ids(course, lab)
+    result = Validation(path, problems=execution.problems(), skipped=len(skip))
     previous = -1
     for cell in notebook.cells:
         if cell.role != CHECKS:

@@ -1,0 +1,106 @@
+"""Shared fixtures of the pipeline tests: a fixture course, and one graded demo class.
+
+Grading the demo class is the expensive part (about twenty real, sandboxed kernels), so it
+happens once per test run: under pytest-xdist the first worker grades it while the others
+wait on a file lock, then every worker reads the same gradebook.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from autograder import demo_class, manifest
+from autograder.autograde import Overrides, autograde
+from autograder.export import export
+from autograder.feedback import write_feedback
+from autograder.gradebook import load_outcomes, open_gradebook
+from autograder.release import write_release
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"
+# Short limits keep the infinite-loop student cheap; the fixture lab's cells take milliseconds.
+TEST_LIMITS = Overrides(cell_timeout_s=8, time_limit_s=120, memory_mb=2048)
+
+
+def make_fixture_course(target: Path) -> manifest.Course:
+    """A copy of the fixture course at ``target``, with the real nbgrader config, released."""
+    shutil.copytree(FIXTURE, target)
+    shutil.copy(REPO / "course" / "nbgrader_config.py", target / "course" / "nbgrader_config.py")
+    course = manifest.load_course(target)
+    for lab in course.labs:
+        write_release(course, lab)
+    return course
+
+
+@pytest.fixture
+def test_limits() -> Overrides:
+    return TEST_LIMITS
+
+
+@pytest.fixture
+def fixture_course(tmp_path) -> manifest.Course:
+    return make_fixture_course(tmp_path / "course_tree")
+
+
+@dataclass
+class GradedClass:
+    course: manifest.Course
+    demo: demo_class.DemoLab
+    db_url: str
+    sandboxed: bool
+    seconds: float
+
+    def outcomes(self):
+        gradebook = open_gradebook(self.db_url)
+        try:
+            return {o.student: o for o in load_outcomes(gradebook)}
+        finally:
+            gradebook.close()
+
+
+def once_per_run(tmp_path_factory, name: str, build) -> dict:
+    """Run ``build(folder) -> dict`` once per test run, even across xdist workers; every
+    caller gets the folder's path and what ``build`` returned (JSON)."""
+    base = tmp_path_factory.getbasetemp()
+    # Under xdist each worker's basetemp is a child of the run's folder, which they share.
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root, done = shared / name, shared / f"{name}.json"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            done.write_text(json.dumps(build(root)))
+        info = json.loads(done.read_text())
+    info["root"] = str(root)
+    return info
+
+
+@pytest.fixture(scope="session")
+def once(tmp_path_factory):
+    """``once(name, build)``: :func:`once_per_run` for test modules."""
+    return lambda name, build: once_per_run(tmp_path_factory, name, build)
+
+
+def _grade_demo_class(root: Path) -> dict:
+    course = make_fixture_course(root)
+    demo = demo_class.demo_lab(course, course.labs[0])
+    demo_class.build_class(demo, course.submitted_dir)
+    run = autograde(course, jobs=2, overrides=TEST_LIMITS, progress=False,
+                    log=lambda message: None)
+    write_feedback(course)
+    export(course)
+    return {"sandboxed": run.status.sandboxed, "seconds": run.seconds}
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory) -> GradedClass:
+    info = once_per_run(tmp_path_factory, "graded_class", _grade_demo_class)
+    root = Path(info["root"])
+    course = manifest.load_course(root)
+    demo = demo_class.demo_lab(course, course.labs[0], sandboxed=info["sandboxed"])
+    return GradedClass(course, demo, course.default_db_url, info["sandboxed"], info["seconds"])

@@ -1,0 +1,64 @@
+"""Every lab of the course manifest, through the real grader: the instructor's solutions get
+full marks, the untouched release gets zero, in sandboxed kernels with hidden seeds."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import demo_class, manifest
+from autograder.autograde import Overrides, autograde
+from autograder.gradebook import load_outcomes, open_gradebook
+
+REPO = Path(__file__).resolve().parents[2]
+LABS = [lab.id for lab in manifest.load_course(REPO).labs]
+
+
+def _grade_every_lab(root: Path) -> dict:
+    (root / "course").mkdir(parents=True)
+    for name in ("course.toml", "nbgrader_config.py"):
+        shutil.copy(REPO / "course" / name, root / "course" / name)
+    shutil.copytree(REPO / "solutions", root / "solutions")
+    course = manifest.load_course(root)
+    for lab in course.labs:
+        demo = demo_class.demo_lab(course, lab)
+        for student, nb in (("solution", demo.notebook()), ("release", demo.release)):
+            folder = course.submitted_dir / student / lab.id
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, str(folder / lab.notebook))
+    run = autograde(course, jobs=2, progress=False, log=lambda message: None,
+                    overrides=Overrides(memory_mb=4096))
+    return {"sandboxed": run.status.sandboxed, "seconds": run.seconds}
+
+
+@pytest.fixture(scope="module")
+def every_lab(once):
+    info = once("every_lab", _grade_every_lab)
+    course = manifest.load_course(info["root"])
+    gradebook = open_gradebook(course.default_db_url)
+    try:
+        return {(o.student, o.lab): o for o in load_outcomes(gradebook)}
+    finally:
+        gradebook.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab_id", LABS)
+def test_solution_gets_full_marks(every_lab, lab_id):
+    outcome = every_lab[("solution", lab_id)]
+    assert outcome.score == pytest.approx(outcome.auto_max_score), [
+        (c.check, c.hidden, c.message) for c in outcome.checks if c.kind == "checks"
+        and c.score < c.max_score]
+    assert outcome.status == "graded" and not outcome.flagged
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab_id", LABS)
+def test_untouched_release_gets_zero(every_lab, lab_id):
+    outcome = every_lab[("release", lab_id)]
+    assert outcome.score == 0.0
+    assert outcome.status == "graded" and not outcome.flagged, outcome.reasons
+    assert all("NotImplementedError" in c.message for c in outcome.checks
+               if c.kind == "checks"), [c.message for c in outcome.checks]

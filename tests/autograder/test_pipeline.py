@@ -1,0 +1,186 @@
+"""The pipeline around the demo class: re-runs, other databases, feedback, exports, the
+sandbox itself, and grading without it."""
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import shutil
+
+import nbformat
+import pytest
+from sqlalchemy import create_engine, func, select
+
+from autograder import demo_class, gradebook as gb, sandbox
+from autograder.autograde import autograde
+from autograder.execute import run_notebook
+from autograder.feedback import render
+from coursekit.cli import main as cli
+
+
+def _row_counts(url: str) -> dict[str, int]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {table.name: connection.execute(select(func.count()).select_from(table)).scalar()
+                    for table in (gb.OutcomeRow.__table__, gb.CheckRow.__table__)}
+    finally:
+        engine.dispose()
+
+
+def _scores(url: str, students=None) -> dict[str, float]:
+    gradebook = gb.open_gradebook(url)
+    try:
+        return {o.student: round(o.score, 6) for o in gb.load_outcomes(gradebook,
+                                                                        students=students)}
+    finally:
+        gradebook.close()
+
+
+@pytest.mark.slow
+def test_regrading_is_idempotent_and_filters_by_student(graded_class, test_limits):
+    course, url = graded_class.course, graded_class.db_url
+    before_counts, before = _row_counts(url), _scores(url)
+    nbgrader_grades = _nbgrader_grade_count(url)
+    again = ["ada_full", "ben_partial", "lea_corrupt"]
+    run = autograde(course, students=again, jobs=2, overrides=test_limits, progress=False,
+                    log=lambda m: None)
+    assert sorted(o.student for o in run.outcomes) == again
+    assert _row_counts(url) == before_counts
+    assert _nbgrader_grade_count(url) == nbgrader_grades
+    assert _scores(url) == before
+
+
+def _nbgrader_grade_count(url: str) -> int:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.exec_driver_sql("select count(*) from grade").scalar()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_db_option_writes_to_another_sqlalchemy_url(graded_class, tmp_path, capsys):
+    other = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    default_counts = _row_counts(graded_class.db_url)
+    root = ["--root", str(graded_class.course.root)]
+    assert cli(["autograde", "--db", other, "--student", "ada_full", "--student", "max_missing",
+                "--jobs", "2", "--cell-timeout", "8", "--no-progress", *root]) == 0
+    out = capsys.readouterr().out
+    assert "ada_full" in out and "max_missing" in out and other in out
+    assert _scores(other) == {"ada_full": graded_class.demo.max_score, "max_missing": 0.0}
+    assert _row_counts(graded_class.db_url) == default_counts
+    assert cli(["export", "--db", other, "--out", str(tmp_path / "out"), *root]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "out" / "grades.csv")))
+    assert {r["student"] for r in rows} == {"ada_full", "max_missing"}
+
+
+@pytest.mark.slow
+def test_feedback_never_shows_hidden_test_source_or_tracebacks(graded_class):
+    pages = list((graded_class.course.feedback_dir).rglob("*.html"))
+    assert len(pages) == len(demo_class.STUDENTS)
+    for page in pages:
+        html = page.read_text()
+        for leak in ("BEGIN HIDDEN TESTS", "hidden=True", "Traceback", "grade(\"",
+                     "File \"/", "ipykernel"):
+            assert leak not in html, (page, leak)
+    assert "infinite loop?" in (graded_class.course.feedback_dir / "eve_loop" / "labfx"
+                                / "labfx.html").read_text()
+
+
+def test_feedback_escapes_student_text():
+    outcome = gb.StoredOutcome(
+        "mallory", "labfx", "graded", 0.0, 6.0, 5.0, False, "bubblewrap + prlimit",
+        ["graded '<img src=x onerror=alert(1)>.ipynb': renamed"],
+        "", [gb.StoredCheck("relu_check", "checks", "labfx.relu", False, 0.0, 1.0,
+                            "raised ValueError: <script>alert('x')</script>")])
+    html = render(outcome, "Fixture lab")
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html
+
+
+@pytest.mark.slow
+def test_grades_csv_has_one_row_per_student_lab_and_check_with_totals(graded_class):
+    rows = list(csv.DictReader(open(graded_class.course.exports_dir / "grades.csv")))
+    per_student = {}
+    for row in rows:
+        per_student.setdefault(row["student"], []).append(row)
+    assert sorted(per_student) == sorted(s.id for s in demo_class.STUDENTS)
+    outcomes = graded_class.outcomes()
+    for student, student_rows in per_student.items():
+        # relu (visible, hidden), linear_grads (visible, hidden), the written answer
+        assert [(r["check"], r["visibility"]) for r in student_rows] == [
+            ("labfx.relu", "visible"), ("labfx.relu", "after_published"),
+            ("labfx.linear_grads", "visible"), ("labfx.linear_grads", "after_published"),
+            ("why_sum (written)", "manual")]
+        auto = sum(float(r["score"]) for r in student_rows if r["score"])
+        assert abs(auto - outcomes[student].score) < 1e-3
+        assert {r["lab_auto_score"] for r in student_rows} == {f"{outcomes[student].score:.4f}"}
+        assert {r["lab_max_score"] for r in student_rows} == {"6"}
+
+
+@pytest.mark.slow
+def test_sandbox_hides_course_and_solutions_and_cuts_the_network(fixture_course, tmp_path):
+    status = sandbox.probe(fixture_course)
+    assert status.sandboxed, status.warning
+    secret = fixture_course.secret()
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "mine.txt").write_text("my own file")
+    paths = {"gradebook": str(fixture_course.course_dir / "course.toml"),
+             "secret": str(fixture_course.course_dir / ".secret"),
+             "solutions": str(fixture_course.source_notebook("labfx")),
+             "repo": str(fixture_course.root)}
+    probe = ("import json, os, socket\nresult = {}\n"
+             f"for name, path in {paths!r}.items():\n"
+             "    result[name] = os.path.exists(path) and (os.path.isfile(path) or "
+             "bool(os.listdir(path)) and 'course.toml' in str(os.listdir(path + '/course')))\n"
+             "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n"
+             "    result['network'] = True\nexcept OSError:\n    result['network'] = False\n"
+             "result['own file'] = open('mine.txt').read()\n"
+             "open('written.txt', 'w').write('ok')\n"
+             "result['environ has course secret'] = any("
+             f"{secret!r} in v for v in os.environ.values())\n"
+             "print(json.dumps(result))")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
+    runtime = sandbox.runtime_dir()
+    try:
+        km = sandbox.kernel_manager(fixture_course, workdir=workdir, runtime_dir=runtime,
+                                    limits=sandbox.Limits(memory_mb=2048, cpu_s=60),
+                                    status=status)
+        execution = asyncio.run(run_notebook(nb, km, cwd=workdir, env={"PATH": "/usr/bin:/bin"},
+                                             cell_timeout=60, time_limit=120))
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    assert execution.cells[0].status == "ok", execution
+    result = json.loads(nb.cells[0].outputs[0]["text"])
+    assert result == {"gradebook": False, "secret": False, "solutions": False, "repo": False,
+                      "network": False, "own file": "my own file",
+                      "environ has course secret": False}
+    assert (workdir / "written.txt").read_text() == "ok"
+
+
+@pytest.mark.slow
+def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp_path, capsys):
+    other = f"sqlite:///{tmp_path / 'unsandboxed.db'}"
+    root = ["--root", str(graded_class.course.root)]
+    assert cli(["autograde", "--no-sandbox", "--db", other, "--student", "ada_full",
+                "--cell-timeout", "8", "--no-progress", *root]) == 0
+    assert "SANDBOX UNAVAILABLE" in capsys.readouterr().out
+    gradebook = gb.open_gradebook(other)
+    try:
+        (outcome,) = gb.load_outcomes(gradebook)
+    finally:
+        gradebook.close()
+    assert "SANDBOX UNAVAILABLE" in outcome.sandbox
+    assert outcome.score == graded_class.demo.max_score
+    assert "SANDBOX UNAVAILABLE" in render(outcome, "Fixture lab")
+    from autograder.export import results_json
+    assert "SANDBOX UNAVAILABLE" in results_json(outcome)["output"]
+
+
+def test_hidden_seeds_are_per_student_and_need_the_course_secret():
+    from autograder.autograde import kernel_secret
+    assert kernel_secret("s", "ada") != kernel_secret("s", "ben")
+    assert kernel_secret("s", "ada") != kernel_secret("t", "ada")
