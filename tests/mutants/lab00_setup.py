@@ -229,3 +229,62 @@ MUTANTS = {
 '''),
     ],
 }
+
+# Right answers written differently: each must keep full marks (the checks are not over-fitted).
+ALTERNATIVES = {
+    "time_it": [
+        ("np.median, one sync after the warm-up and one after each call", '''def time_it(fn, warmup=3, repeats=10, device=None, sync=None, clock=time.perf_counter):
+    """Median seconds of one call of `fn()`, after `warmup` untimed calls."""
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    wait = sync if sync is not None else (lambda: synchronize(device))
+    for _ in range(warmup):
+        fn()
+    wait()
+    durations = np.empty(repeats)
+    for r in range(repeats):
+        start = clock()
+        fn()
+        wait()
+        durations[r] = clock() - start
+    return float(np.median(durations))
+'''),
+    ],
+    "roofline": [
+        ("bound from the intensity and the ridge point; explicit if/else", _roofline_with(
+            roofline_time='''def roofline_time(flops, nbytes, peak_flops, bandwidth):
+    """Lower bound on the time in seconds: the slower of arithmetic and memory traffic."""
+    compute, memory = flops / peak_flops, nbytes / bandwidth
+    if compute > memory:
+        return compute
+    return memory
+''', roofline_bound='''def roofline_bound(flops, nbytes, peak_flops, bandwidth):
+    """'compute' if the arithmetic takes at least as long as the memory traffic, else 'memory'."""
+    intensity, ridge = flops / nbytes, peak_flops / bandwidth
+    return "compute" if intensity >= ridge else "memory"
+''', gemm_bytes='''def gemm_bytes(m, n, k, dtype_bytes):
+    """Bytes moved by C = A @ B when A and B are read once and C is written once."""
+    a, b, c = m * k, k * n, m * n
+    return dtype_bytes * a + dtype_bytes * b + dtype_bytes * c
+''')),
+    ],
+    "transfer_vs_compute": [
+        ("named functions, compute timed first, explicit timer arguments", '''def transfer_vs_compute(x, op, device, timer=time_it):
+    """Time copying `x` to `device` and computing `op` there; say which takes longer."""
+    resident = x.to(device=device, copy=True)
+
+    def compute():
+        return op(resident)
+
+    def transfer():
+        return x.to(device=device, copy=True)
+
+    compute_s = timer(compute, warmup=2, repeats=5, device=device)
+    transfer_s = timer(transfer, warmup=2, repeats=5, device=device)
+    bottleneck = "compute"
+    if transfer_s > compute_s:
+        bottleneck = "transfer"
+    return dict(transfer_s=transfer_s, compute_s=compute_s, bottleneck=bottleneck)
+'''),
+    ],
+}

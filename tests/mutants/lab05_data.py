@@ -423,3 +423,132 @@ class MyConcatDataset:
 '''),
     ],
 }
+
+# Right answers written differently: each must keep full marks (the checks are not over-fitted).
+ALTERNATIVES = {
+    "batch_sampler": [
+        ("slices a list of the sampler's indices; math.ceil for len", '''import math
+
+
+class MyBatchSampler:
+    """Groups the indices of `sampler` into lists of `batch_size`."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be a positive integer")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        indices = list(self.sampler)
+        for k in range(0, len(indices), self.batch_size):
+            batch = indices[k:k + self.batch_size]
+            if len(batch) < self.batch_size and self.drop_last:
+                return
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+'''),
+    ],
+    "collate": [
+        ("collections.abc tests and np.asarray for numbers", '''import collections.abc
+
+
+def my_collate(samples):
+    """Stack a list of same-structured samples into one batch (see the table above)."""
+    first = samples[0]
+    if torch.is_tensor(first):
+        return torch.stack(samples, dim=0)
+    if isinstance(first, np.ndarray):
+        return np.stack(samples, axis=0)
+    if isinstance(first, collections.abc.Mapping):
+        return {key: my_collate([s[key] for s in samples]) for key in first}
+    if isinstance(first, tuple):
+        return tuple(my_collate([s[i] for s in samples]) for i in range(len(first)))
+    if isinstance(first, list):
+        return [my_collate([s[i] for s in samples]) for i in range(len(first))]
+    return np.asarray(samples)
+'''),
+    ],
+    "dataloader": [
+        ("builds each epoch as a list, then returns an iterator over it", '''class MyDataLoader:
+    """Iterates over `dataset` in batches."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None,
+                 collate_fn=None):
+        self.sampler = MyBatchSampler(range(len(dataset)), batch_size, drop_last)
+        self.dataset, self.shuffle = dataset, shuffle
+        self.generator = np.random.default_rng(seed)
+        self.collate = collate_fn or my_collate
+
+    def __iter__(self):
+        n = len(self.dataset)
+        order = list(self.generator.permutation(n)) if self.shuffle else list(range(n))
+        self.sampler.sampler = order
+        batches = [self.collate([self.dataset[int(i)] for i in b]) for b in self.sampler]
+        return iter(batches)
+
+    def __len__(self):
+        return len(self.sampler)
+'''),
+    ],
+    "balanced_weights": [
+        ("collections.Counter, weights normalised to sum to 1", '''from collections import Counter
+
+
+def balanced_weights(labels):
+    """One positive weight per sample; every class gets the same total weight."""
+    labels = [int(v) for v in np.asarray(labels).ravel()]
+    counts = Counter(labels)
+    weights = np.array([1.0 / (len(counts) * counts[v]) for v in labels])
+    return weights / weights.sum()
+'''),
+    ],
+    "concat": [
+        ("walks through the parts instead of bisecting", '''class MyConcatDataset:
+    """Several map-style datasets read as one, one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if len(self.datasets) == 0:
+            raise ValueError("no datasets")
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+    def __getitem__(self, index):
+        total = len(self)
+        if index < 0:
+            index += total
+        if index < 0 or index >= total:
+            raise IndexError("index out of range")
+        for part in self.datasets:
+            if index < len(part):
+                return part[index]
+            index -= len(part)
+'''),
+    ],
+    "sharded": [
+        ("even contiguous slices (the first n % W workers get one more)", '''from torch.utils.data import IterableDataset, get_worker_info
+
+
+class ShardedRange(IterableDataset):
+    """The integers start, ..., end - 1, split across DataLoader workers."""
+
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+
+    def shard(self, worker_id, num_workers):
+        size, extra = divmod(self.end - self.start, num_workers)
+        first = self.start + worker_id * size + min(worker_id, extra)
+        last = first + size + (1 if worker_id < extra else 0)
+        return iter(range(first, last))
+
+    def __iter__(self):
+        info = get_worker_info()
+        worker_id, num_workers = (0, 1) if info is None else (info.id, info.num_workers)
+        yield from self.shard(worker_id, num_workers)
+'''),
+    ],
+}

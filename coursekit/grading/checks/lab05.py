@@ -313,8 +313,11 @@ def _label_sets(rng):
         counts = [int(c) for c in np.round(np.exp(rng.uniform(0, np.log(400), size=classes)))]
         if kind == "arbitrary":
             counts[int(rng.integers(0, classes))] = 1   # a class with a single sample
-        values = (np.arange(classes) if kind != "arbitrary"
-                  else np.sort(rng.choice(np.arange(-50, 50), size=classes, replace=False)))
+        values = np.arange(classes)
+        if kind == "arbitrary":  # any integers, at least one of them negative
+            values = np.sort(rng.choice(np.arange(-50, 50), size=classes, replace=False))
+            if values[0] >= 0:
+                values[0] = -int(rng.integers(1, 51))
         labels = rng.permutation(np.repeat(values, counts))
         sets.append((kind, labels, values))
     return sets
