@@ -1,0 +1,198 @@
+"""The mutant suite: prove that each lab's checks catch realistic wrong answers.
+
+``tests/mutants/<lab>.py`` holds ``MUTANTS = {answer grade_id: [(name, source), ...]}``.
+For each answer cell, the harness replaces it by the solution, the release stub, and each
+mutant, and scores the checks cell that covers it — in this process, without a kernel or the
+rest of the notebook, so the whole suite stays fast enough for CI:
+
+1. run the lab's setup cells (locked code cells without points) in a fresh namespace;
+2. run the answer cells before the checks cell, the one under test replaced;
+3. run the checks cell (hidden tests included) with ``grade`` recording what a grading kernel
+   would publish, then score those payloads with the grader's own code
+   (:func:`autograder.score.score_checks_cell`), delegation scan included.
+
+A mutant is *killed* when it loses points. ``python -m autograder.mutants`` prints the kill
+rate per lab.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from coursekit.grading.encoding import MIME_TYPE, encode, encode_error
+from coursekit.grading.integrity import find_forbidden
+from coursekit.grading.program import get_check, run_program
+from coursekit.grading.seeds import hidden_seed, public_seed
+
+from . import cells as lab_cells
+from .cells import ANSWER, CHECKS, SETUP, LabCell
+from .manifest import Course, Lab, load_course
+from .release import release_notebook
+from .score import CellScore, score_checks_cell
+
+MUTANT_SECRET = "mutant-suite"  # hidden seeds of the suite: fixed, so a run is reproducible
+MIN_MUTANTS = 3
+
+
+def mutants_path(course: Course, lab: Lab | str) -> Path:
+    lab_id = lab if isinstance(lab, str) else lab.id
+    return course.root / "tests" / "mutants" / f"{lab_id}.py"
+
+
+def load_mutants(path: Path) -> dict[str, list[tuple[str, str]]]:
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"_mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(getattr(module, "MUTANTS", {}))
+
+
+def _python(source: str) -> str:
+    """Cell source as plain Python (``%magics`` and ``!shell`` lines transformed)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    return TransformerManager().transform_cell(source)
+
+
+@dataclass
+class MutantResult:
+    lab: str
+    answer: str
+    name: str
+    score: float
+    max_score: float
+    detail: str = ""
+
+    @property
+    def killed(self) -> bool:
+        return self.score < self.max_score - 1e-9
+
+
+class Harness:
+    """Scores one answer cell's variants against the checks cell that covers it."""
+
+    def __init__(self, course: Course, lab: Lab):
+        course.enable_checks()
+        self.course, self.lab = course, lab
+        self.source = lab_cells.load(course.source_notebook(lab))
+        self.release = lab_cells.split(release_notebook(course, lab, self.source.nb))
+        self.setup = [c for c in self.source.cells if c.role == SETUP]
+
+    @property
+    def answers(self) -> list[LabCell]:
+        return self.source.with_role(ANSWER)
+
+    def checks_of(self, answer_id: str) -> LabCell:
+        answer = self.source.by_id()[answer_id]
+        for cell in self.source.with_role(CHECKS):
+            if answer in self.source.covered_answers(cell):
+                return cell
+        raise LookupError(f"no checks cell covers the answer {answer_id!r}")
+
+    def solution(self, answer_id: str) -> str:
+        return self.source.by_id()[answer_id].source
+
+    def stub(self, answer_id: str) -> str:
+        return self.release.by_id()[answer_id].source
+
+    def score(self, answer_id: str, code: str) -> CellScore:
+        """The checks cell's score when ``answer_id`` is answered with ``code``."""
+        checks = self.checks_of(answer_id)
+        namespace: dict = {"__name__": "__main__"}
+        earlier = [a for a in self.answers if a.index < checks.index]
+        published: list[dict] = []
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()), self._recording(published):
+            warnings.simplefilter("ignore")
+            for cell in self.setup:
+                exec(compile(_python(cell.source), f"<setup {cell.grade_id}>", "exec"), namespace)
+            for cell in earlier + [checks]:
+                text = code if cell.grade_id == answer_id else cell.source
+                try:
+                    exec(compile(_python(text), f"<{cell.role} {cell.grade_id}>", "exec"),
+                         namespace)
+                except Exception:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
+                    pass
+        covered = {f"answer {cell.grade_id}": (code if cell.grade_id == answer_id
+                                               else cell.source) for cell in earlier
+                   if cell in self.source.covered_answers(checks)}
+        forbidden = {}
+        for call in checks.calls:
+            hits = find_forbidden(covered, get_check(call.check).forbid)
+            if hits:
+                forbidden[call.check] = hits
+        return score_checks_cell(checks, {"outputs": published}, seed_of=self.seed,
+                                 forbidden=forbidden,
+                                 reason_if_missing="the checks cell raised before this call")
+
+    @staticmethod
+    def seed(check: str, hidden: bool) -> int:
+        return hidden_seed(check, MUTANT_SECRET, "mutant") if hidden else public_seed(check)
+
+    @contextlib.contextmanager
+    def _recording(self, published: list[dict]):
+        """Make ``grade(...)`` publish as in a grading kernel, into ``published``.
+
+        The checks cell (and any setup cell) gets ``grade`` from ``coursekit.grading``; for
+        the duration, that name is a recorder that runs the program on the student's side
+        and keeps the payload a kernel would have displayed.
+        """
+        import coursekit.grading as grading
+
+        def record(check_name, impl, *, hidden=False):
+            observations = run_program(get_check(check_name), impl, self.seed(check_name, hidden))
+            payload = {"version": 1, "check": check_name, "hidden": hidden, "observations": [
+                {"label": o.label,
+                 "value": encode_error(o.error) if o.error is not None else encode(o.value)}
+                for o in observations]}
+            published.append({"output_type": "display_data", "data": {MIME_TYPE: payload}})
+
+        original = grading.grade
+        grading.grade = record
+        try:
+            yield
+        finally:
+            grading.grade = original
+
+
+def run_lab(course: Course, lab: Lab) -> list[MutantResult]:
+    """Every mutant of ``lab``, scored."""
+    harness = Harness(course, lab)
+    results = []
+    for answer, variants in load_mutants(mutants_path(course, lab)).items():
+        for name, code in variants:
+            cell = harness.score(answer, code)
+            results.append(MutantResult(lab.id, answer, name, cell.score, cell.max_score))
+    return results
+
+
+def kill_rate_table(results: list[MutantResult]) -> str:
+    by_lab: dict[str, list[MutantResult]] = {}
+    for result in results:
+        by_lab.setdefault(result.lab, []).append(result)
+    lines = [f"{'lab':<18} {'mutants':>7} {'killed':>6} {'kill rate':>9}"]
+    for lab, items in by_lab.items():
+        killed = sum(r.killed for r in items)
+        lines.append(f"{lab:<18} {len(items):>7} {killed:>6} {killed / len(items):>9.0%}")
+        lines += [f"    survived: {r.answer}: {r.name} ({r.score:g}/{r.max_score:g})"
+                  for r in items if not r.killed]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    course = load_course()
+    labs = course.select(list(argv if argv is not None else sys.argv[1:]))
+    results = []
+    for lab in labs:
+        results += run_lab(course, lab)
+    print(kill_rate_table(results))
+    return 0 if all(r.killed for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The mutant suite: every realistic wrong answer in tests/mutants/<lab>.py loses points,
+every solution gets full marks, every untouched stub gets zero (see autograder/mutants.py).
+
+Fast by design: in-process, only setup cells, earlier answers and the answer under test run;
+the checks cell's grade() calls are judged by the grader's own scoring. The session summary
+prints the kill rate per lab (also: `python -m autograder.mutants`).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from autograder import manifest
+from autograder.mutants import MIN_MUTANTS, Harness, load_mutants, mutants_path
+
+REPO = Path(__file__).resolve().parents[2]
+COURSE = manifest.load_course(REPO)
+LABS = [lab.id for lab in COURSE.labs]
+
+
+@lru_cache(maxsize=None)
+def harness(lab_id: str) -> Harness:
+    return Harness(COURSE, COURSE.lab(lab_id))
+
+
+def _mutants(lab_id: str) -> dict:
+    return load_mutants(mutants_path(COURSE, lab_id))
+
+
+MUTANTS = [(lab, answer, index, name) for lab in LABS
+           for answer, variants in _mutants(lab).items()
+           for index, (name, _) in enumerate(variants)]
+ANSWERS = [(lab, cell.grade_id) for lab in LABS for cell in harness(lab).answers]
+
+
+@pytest.mark.parametrize("lab_id, answer, index, name", MUTANTS,
+                         ids=[f"{m[0]}-{m[1]}-{m[2]}" for m in MUTANTS])
+def test_mutant_loses_points(lab_id, answer, index, name, record_property):
+    code = _mutants(lab_id)[answer][index][1]
+    cell = harness(lab_id).score(answer, code)
+    record_property("mutant", {"lab": lab_id, "killed": cell.score < cell.max_score - 1e-9})
+    assert cell.score < cell.max_score - 1e-9, (
+        f"{lab_id}/{answer}: the mutant '{name}' keeps all {cell.max_score:g} points; "
+        f"the checks do not catch it")
+
+
+@pytest.mark.parametrize("lab_id, answer", ANSWERS, ids=[f"{a[0]}-{a[1]}" for a in ANSWERS])
+def test_solution_gets_full_marks_and_stub_gets_zero(lab_id, answer):
+    h = harness(lab_id)
+    solved = h.score(answer, h.solution(answer))
+    assert solved.score == pytest.approx(solved.max_score), [
+        (c.name, c.message) for c in solved.checks if not c.passed]
+    stubbed = h.score(answer, h.stub(answer))
+    assert stubbed.score == 0.0, [(c.name, c.score) for c in stubbed.checks]
+
+
+@pytest.mark.parametrize("lab_id, answer", ANSWERS, ids=[f"{a[0]}-{a[1]}" for a in ANSWERS])
+def test_every_answer_cell_has_enough_mutants(lab_id, answer):
+    count = len(_mutants(lab_id).get(answer, []))
+    assert count >= MIN_MUTANTS, (f"{mutants_path(COURSE, lab_id).relative_to(REPO)} has "
+                                  f"{count} mutants for {answer!r}; at least {MIN_MUTANTS} needed")
