@@ -28,6 +28,9 @@ test: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
+release-check: $(STAMP)
+	$(BIN)/coursekit release --check
+
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m benchmark -s -p no:randomly tests/benchmarks
 

@@ -187,8 +187,8 @@ def export(args) -> int:
 
 def demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lab", default=None,
-                        help="the lab the demo class hands in (default: the first lab of "
-                             "the manifest)")
+                        help="the lab the demo class hands in (default: lab01_graphs, else "
+                             "the manifest's first lab)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="notebooks at a time")
     parser.add_argument("--db", default=None, metavar="URL",
                         help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")

@@ -1,7 +1,7 @@
 """``coursekit demo``: release → collect → autograde → feedback → export on the demo class.
 
-The class (see :mod:`.demo_class`) is generated from the current release of the first lab of
-the manifest (or ``--lab``) into ``course/submitted/`` — only the demo students' entries are
+The class (see :mod:`.demo_class`) is generated from the current release of lab01_graphs
+(else the manifest's first lab, or ``--lab``) into ``course/submitted/`` — only the demo students' entries are
 replaced, anything else there is left alone and not graded. The demo shortens the limits so
 the infinite-loop student costs seconds, not minutes, and prints the grade table next to what
 each student is meant to show; it exits non-zero if any outcome is not the expected one.
@@ -19,6 +19,7 @@ from .release import write_release
 from .summary import grade_table
 
 DEMO_LIMITS = Overrides(cell_timeout_s=30, time_limit_s=300, memory_mb=2048)
+DEMO_LAB = "lab01_graphs"  # the lab the demo class hands in, when the manifest has it
 
 
 def run_demo(course: Course, *, lab_id: str | None = None, jobs: int = 2,
@@ -26,7 +27,9 @@ def run_demo(course: Course, *, lab_id: str | None = None, jobs: int = 2,
     if not course.labs:
         log("coursekit demo: course/course.toml lists no labs yet")
         return 2
-    lab = course.lab(lab_id) if lab_id else course.labs[0]
+    if lab_id is None:
+        lab_id = DEMO_LAB if DEMO_LAB in {lab.id for lab in course.labs} else course.labs[0].id
+    lab = course.lab(lab_id)
     started = time.monotonic()
     log(f"1/5 release   {lab.id}: " + (", ".join(
         str(p.relative_to(course.root)) for p in write_release(course, lab)) or "up to date"))

@@ -333,8 +333,10 @@ def _assert_patch(d, folder):
 
 
 def _always_equal(d, folder):
+    # Only the first exercise: a check case that never looks at the result (say, "the inputs
+    # were not modified") would pass for any object, and that says nothing about equality.
     answers = {}
-    for answer, name in d.function_answers():
+    for answer, name in d.function_answers()[:1]:
         answers[answer.grade_id] = (
             "class Anything:\n    def __eq__(self, other):\n        return True\n\n"
             "    def __getitem__(self, index):\n        return self\n\n"
