@@ -266,6 +266,19 @@ def dataloader_program(impl: Any, rng):
                         + "; cut the order into batches with your batch sampler; a batch is "
                           "collate_fn(list of samples)",
                    names=("len(loader)", "epoch 0", "epoch 1", "epoch 2"))
+    # Samples already on a device (here PyTorch's data-less `meta` device) stay there.
+    import torch
+
+    n, batch_size, dim = int(rng.integers(5, 15)), int(rng.integers(2, 5)), int(rng.integers(1, 4))
+    labels = [int(v) for v in rng.integers(0, 10, size=n)]
+    on_meta = [(torch.empty(dim, device="meta"), label) for label in labels]
+    seed = int(rng.integers(0, 2**31))
+    yield Case(f"samples on the meta device (n={n}, batch_size={batch_size}, shuffle=True, "
+               f"default collate)",
+               lambda: [_structure(b) for b in impl(on_meta, batch_size=batch_size, shuffle=True,
+                                                    seed=seed)],
+               hint="the default collate must keep torch tensors on their device: never move a "
+                    "batch to the CPU or through NumPy")
     # Properties every correct loader has, with their own messages.
     n, batch_size = int(rng.integers(12, 40)), int(rng.integers(2, 6))
     dataset = _rows(rng, n, 1)
