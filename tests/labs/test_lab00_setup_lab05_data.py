@@ -1,19 +1,21 @@
-"""The check programs of lab00_setup and lab05_data are proven on known answers.
+"""lab00_setup and lab05_data: what the shared mutant suite (tests/mutants/test_mutants.py)
+does not already prove about their check programs.
 
-In-process, without kernels: the solution's setup and answer cells are executed, then each
-checks cell is executed with a ``grade`` that only records its calls, and every recorded call
-is replayed as ``run_program`` + ``judge`` (what the grader does with a kernel's observations)
-on the public seed and fixed "hidden" seeds. The solution must score full marks on every seed,
-every mutant in ``tests/mutants/<lab>.py`` must lose points on every seed (or be caught by the
-delegation scan), every right answer written differently (``ALTERNATIVES`` there) must keep
-full marks, and the release stub must score zero.
+The suite scores each mutant on the public seed and one hidden seed, overall. Here, in-process
+and without kernels (setup and answer cells executed, each checks cell run with a ``grade``
+that records its calls, every call replayed as ``run_program`` + ``judge``), on the public seed
+and two more hidden seeds *separately*:
+
+* the solution scores full marks on every seed (the checks do not flake);
+* every mutant loses points on *every* seed, so no student's hidden seed lets it through;
+* every right answer written differently (``ALTERNATIVES`` in ``tests/mutants/<lab>.py``)
+  keeps full marks (the checks are not fitted to one way of writing the answer).
 """
 from __future__ import annotations
 
 import contextlib
 import importlib.util
 import io
-import re
 import warnings
 from pathlib import Path
 
@@ -30,7 +32,6 @@ pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parents[2]
 LABS = ("lab00_setup", "lab05_data")
 HIDDEN_SEEDS = (20260213, 7)
-SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION.*?### END SOLUTION", re.S | re.M)
 
 
 def _cells(lab: str) -> list[tuple[str, str, str]]:
@@ -123,10 +124,6 @@ def _scores(lab: str, checks_index: int, replace: dict[str, str] | None = None
     return fractions, failures
 
 
-def _stub(source: str, grade_id: str) -> str:
-    return SOLUTION.sub(lambda m: f'{m.group(1)}raise NotImplementedError("{grade_id}")', source)
-
-
 SOLUTION_CASES = [(lab, index, gid) for lab in LABS for index, gid, _ in _checks_cells(lab)]
 MUTANT_CASES = [(lab, index, answer, description, source)
                 for lab in LABS for index, _, answers in _checks_cells(lab) for answer in answers
@@ -147,30 +144,12 @@ def test_solution_scores_full_marks(lab, index, checks_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lab,index,checks_id", SOLUTION_CASES,
-                         ids=[f"{c[0]}:{c[2]}" for c in SOLUTION_CASES])
-def test_untouched_stub_scores_zero(lab, index, checks_id):
-    answers = [c[2] for c in _checks_cells(lab) if c[0] == index][0]
-    sources = {g: s for role, g, s in _cells(lab) if role == "answer"}
-    fractions, _ = _scores(lab, index, {g: _stub(sources[g], g) for g in answers})
-    assert max(fractions) == 0.0
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("lab,index,answer,description,source", ALTERNATIVE_CASES,
                          ids=[f"{c[0]}:{c[2]}:{c[3][:40]}" for c in ALTERNATIVE_CASES])
 def test_right_answer_written_differently_keeps_full_marks(lab, index, answer, description,
                                                             source):
     fractions, failures = _scores(lab, index, {answer: source})
     assert min(fractions) == 1.0, "\n".join(failures[:10])
-
-
-def test_every_answer_cell_has_three_mutants():
-    for lab in LABS:
-        mutants = _known_answers(lab).MUTANTS
-        for _, _, answers in _checks_cells(lab):
-            for answer in answers:
-                assert len(mutants.get(answer, [])) >= 3, f"{lab}:{answer} has < 3 mutants"
 
 
 @pytest.mark.slow
