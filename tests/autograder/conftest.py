@@ -25,7 +25,7 @@ from autograder.release import write_release
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"
 # Short limits keep the infinite-loop student cheap; the fixture lab's cells take milliseconds.
-TEST_LIMITS = Overrides(cell_timeout_s=8, time_limit_s=120, memory_mb=2048)
+TEST_LIMITS = Overrides(cell_timeout_s=10, time_limit_s=120, memory_mb=2048)
 
 
 def make_fixture_course(target: Path) -> manifest.Course:

@@ -66,7 +66,7 @@ def test_db_option_writes_to_another_sqlalchemy_url(graded_class, tmp_path, caps
     default_counts = _row_counts(graded_class.db_url)
     root = ["--root", str(graded_class.course.root)]
     assert cli(["autograde", "--db", other, "--student", "ada_full", "--student", "max_missing",
-                "--jobs", "2", "--cell-timeout", "8", "--no-progress", *root]) == 0
+                "--jobs", "2", "--cell-timeout", "10", "--no-progress", *root]) == 0
     out = capsys.readouterr().out
     assert "ada_full" in out and "max_missing" in out and other in out
     assert _scores(other) == {"ada_full": graded_class.demo.max_score, "max_missing": 0.0}
@@ -166,7 +166,7 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
     other = f"sqlite:///{tmp_path / 'unsandboxed.db'}"
     root = ["--root", str(graded_class.course.root)]
     assert cli(["autograde", "--no-sandbox", "--db", other, "--student", "ada_full",
-                "--cell-timeout", "8", "--no-progress", *root]) == 0
+                "--cell-timeout", "10", "--no-progress", *root]) == 0
     assert "SANDBOX UNAVAILABLE" in capsys.readouterr().out
     gradebook = gb.open_gradebook(other)
     try:

@@ -4,7 +4,8 @@ In-process, without kernels: the solution's setup and answer cells are executed,
 ``grade(...)`` call of a checks cell is replayed as ``run_program`` + ``judge`` (what the grader
 does with a kernel's observations) on the public seed and a fixed "hidden" seed. The solution
 must score full marks, every mutant in ``tests/mutants/<lab>.py`` must lose points (or be caught
-by the delegation scan), and the release stub must score zero.
+by the delegation scan), every right answer written differently (``ALTERNATIVES`` there) must
+keep full marks, and the release stub must score zero.
 """
 from __future__ import annotations
 
@@ -46,11 +47,19 @@ def _cells(lab: str) -> list[tuple[str, str, str]]:
     return cells
 
 
-def _mutants(lab: str) -> dict[str, list[tuple[str, str]]]:
+def _known_answers(lab: str):
     spec = importlib.util.spec_from_file_location(f"_mutants_{lab}", ROOT / "tests" / "mutants" / f"{lab}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.MUTANTS
+    return module
+
+
+def _mutants(lab: str) -> dict[str, list[tuple[str, str]]]:
+    return _known_answers(lab).MUTANTS
+
+
+def _alternatives(lab: str) -> dict[str, list[tuple[str, str]]]:
+    return getattr(_known_answers(lab), "ALTERNATIVES", {})
 
 
 def _checks_cells(lab: str) -> list[tuple[int, str, list[str]]]:
@@ -107,6 +116,9 @@ def _stub(source: str, grade_id: str) -> str:
 
 
 SOLUTION_CASES = [(lab, index, gid) for lab in LABS for index, gid, _ in _checks_cells(lab)]
+ALTERNATIVE_CASES = [(lab, index, answer, description, source)
+                     for lab in LABS for index, _, answers in _checks_cells(lab) for answer in answers
+                     for description, source in _alternatives(lab).get(answer, [])]
 MUTANT_CASES = [(lab, index, answer, description, source)
                 for lab in LABS for index, _, answers in _checks_cells(lab) for answer in answers
                 for description, source in _mutants(lab).get(answer, [])]
@@ -129,6 +141,14 @@ def test_untouched_stub_scores_zero(lab, index, checks_id):
     except NotImplementedError:  # a stubbed class that earlier cells instantiate
         fraction = 0.0
     assert fraction == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab,index,answer,description,source", ALTERNATIVE_CASES,
+                         ids=[f"{c[0]}:{c[2]}:{c[3][:40]}" for c in ALTERNATIVE_CASES])
+def test_right_answer_written_differently_keeps_full_marks(lab, index, answer, description, source):
+    fraction, failures = _score(lab, index, {answer: source})
+    assert fraction == 1.0, "\n".join(failures[:10])
 
 
 def test_every_answer_cell_has_three_mutants():

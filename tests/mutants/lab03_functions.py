@@ -354,3 +354,162 @@ MUTANTS = {
 '''),
     ],
 }
+
+
+# Right answers written differently from the solution: each must keep full marks, so the
+# checks do not reward one way of writing the answer (used by tests/labs/test_lab03_functions_lab04_modules.py).
+ALTERNATIVES = {
+    "sigmoid": [
+        ("the lecture's version: 1 / (1 + exp(-x)), backward from the saved output", '''class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1.0 / (1.0 + (-x).exp())
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        y, = ctx.saved_tensors
+        grad_x = grad_y * y * (1.0 - y)
+        return grad_x
+
+
+def sigmoid(x):
+    return Sigmoid.apply(x)
+'''),
+        ("both branches computed, torch.where picks", '''class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.where(x >= 0, 1 / (1 + torch.exp(-x)), torch.exp(x) / (1 + torch.exp(x)))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * (y - y * y)
+'''),
+    ],
+    "my_relu": [
+        ("the lecture's version: clone, then zero where x < 0", '''class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        x, = ctx.saved_tensors
+        grad_input = grad_y.clone()
+        grad_input[x < 0] = 0
+        return grad_input
+'''),
+        ("mask from the saved output, torch.where", '''class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.relu(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return torch.where(y > 0, grad_output, torch.zeros_like(grad_output))
+'''),
+    ],
+    "softplus": [
+        ("two-branch forward, torch.sigmoid in backward", '''class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.where(x > 0, x + torch.log1p(torch.exp(-x)), torch.log1p(torch.exp(x)))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.sigmoid(x)
+'''),
+        ("maximum with zeros_like, saves sigmoid(x) in forward", '''class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        e = torch.exp(-x.abs())
+        ctx.save_for_backward(torch.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+        return torch.maximum(x, torch.zeros_like(x)) + torch.log1p(e)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (s,) = ctx.saved_tensors
+        return grad_output * s
+'''),
+    ],
+    "ck_sigmoid": [
+        ("the lecture's formula on NumPy (overflow warnings, right values)", '''class CkSigmoid(ck.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1.0 / (1.0 + np.exp(-x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        (y,) = ctx.saved_tensors
+        return grad_y * y * (1.0 - y)
+'''),
+    ],
+    "my_gradcheck": [
+        ("full Jacobian, one one-hot grad_output per output element; raises on mismatch", '''class GradcheckFailed(Exception):
+    pass
+
+
+def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    out = fn(*inputs)
+    wrt = [i for i, x in enumerate(inputs) if x.requires_grad]
+    rows = []  # all analytical rows first: perturbing x in place would invalidate the graph
+    for k in range(out.numel()):
+        v = torch.zeros_like(out).view(-1)
+        v[k] = 1.0
+        grads = torch.autograd.grad(out, [inputs[i] for i in wrt], v.view_as(out), retain_graph=True,
+                                    allow_unused=True)
+        rows.append([torch.zeros_like(inputs[i]) if g is None else g for i, g in zip(wrt, grads)])
+    for position, i in enumerate(wrt):
+        x = inputs[i]
+        for k in range(out.numel()):
+            analytic = rows[k][position]
+            for j in range(x.numel()):
+                with torch.no_grad():
+                    x.view(-1)[j] += eps
+                    plus = fn(*inputs).reshape(-1)[k].item()
+                    x.view(-1)[j] -= 2 * eps
+                    minus = fn(*inputs).reshape(-1)[k].item()
+                    x.view(-1)[j] += eps
+                numeric = (plus - minus) / (2 * eps)
+                if abs(analytic.view(-1)[j].item() - numeric) > atol + rtol * abs(numeric):
+                    raise GradcheckFailed(f"input {i}, element {j}, output {k}")
+    return True
+'''),
+        (".backward() with a random v, gradients cleared before and after", '''def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    wrt = [x for x in inputs if x.requires_grad]
+    for x in wrt:
+        x.grad = None
+    out = fn(*inputs)
+    v = torch.randn_like(out)
+    (out * v).sum().backward()
+    analytic = [x.grad.clone() for x in wrt]
+    for x in wrt:
+        x.grad = None
+    ok = True
+    for x, a in zip(wrt, analytic):
+        for j in range(x.numel()):
+            with torch.no_grad():
+                old = x.view(-1)[j].item()
+                x.view(-1)[j] = old + eps
+                plus = (fn(*inputs) * v).sum().item()
+                x.view(-1)[j] = old - eps
+                minus = (fn(*inputs) * v).sum().item()
+                x.view(-1)[j] = old
+            n = (plus - minus) / (2 * eps)
+            ok = ok and abs(a.view(-1)[j].item() - n) <= atol + rtol * abs(n)
+    return ok
+'''),
+    ],
+}

@@ -368,3 +368,193 @@ MUTANTS = {
             ('            s["t"] += 1\n', '            s["t"] = self.t\n'))),
     ],
 }
+
+
+# Right answers written differently from the solution: each must keep full marks, so the
+# checks do not reward one way of writing the answer (used by tests/labs/test_lab03_functions_lab04_modules.py).
+_MODULE_DICT_SCAN = '''from collections import OrderedDict
+
+
+class Module:
+    def __init__(self):
+        self.__dict__["_params"] = OrderedDict()
+        self.__dict__["_children"] = OrderedDict()
+        self.__dict__["training"] = True
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Parameter):
+            self._params[name] = value
+        elif isinstance(value, Module):
+            self._children[name] = value
+        self.__dict__[name] = value  # kept in both places: plain lookup finds it
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+    def named_parameters(self, prefix=""):
+        seen = []
+        for name, p in self._all(prefix):
+            if not any(p is q for q in seen):
+                seen.append(p)
+                yield name, p
+
+    def _all(self, prefix):
+        for name, p in self._params.items():
+            yield prefix + name, p
+        for name, child in self._children.items():
+            yield from child._all(prefix + name + ".")
+
+    def parameters(self):
+        for _, p in self.named_parameters():
+            yield p
+
+    def children(self):
+        return iter(list(self._children.values()))
+
+    def modules(self):
+        found = [self]
+        for child in self._children.values():
+            found.extend(child.modules())
+        return found
+
+    def train(self, mode=True):
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = None
+
+    def state_dict(self, prefix=""):
+        return {name: p.detach() for name, p in self._all(prefix)}
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError
+'''
+
+ALTERNATIVES = {
+    "module": [("registries plus the instance dict, OrderedDicts, lists instead of generators", _MODULE_DICT_SCAN)],
+    "layers": [
+        ("Linear initialised with torch.nn.init.uniform_ on torch.empty", '''class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        k = 1.0 / in_features ** 0.5
+        self.weight = Parameter(torch.empty(out_features, in_features, device=device, dtype=dtype))
+        torch.nn.init.uniform_(self.weight, -k, k)
+        self.has_bias = bias
+        if bias:
+            self.bias = Parameter(torch.empty(out_features, device=device, dtype=dtype).uniform_(-k, k))
+
+    def forward(self, x):
+        y = torch.matmul(x, self.weight.t())
+        return y + self.bias if self.has_bias else y
+
+
+class ReLU(Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+class Sequential(Module):
+    def __init__(self, *modules):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+        self.count = len(modules)
+
+    def forward(self, x):
+        for i in range(self.count):
+            x = getattr(self, str(i))(x)
+        return x
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        return getattr(self, str(i % self.count))
+'''),
+    ],
+    "parallel_block": [
+        ("intermediate names as in the lecture, relu instead of clamp", '''class ParallelBlock(torch.nn.Module):
+    def __init__(self, D_in, D_out):
+        super(ParallelBlock, self).__init__()
+        self.linear1 = torch.nn.Linear(D_in, D_out)
+        self.linear2 = torch.nn.Linear(D_in, D_out)
+
+    def forward(self, x):
+        h1 = self.linear1(x)
+        h2 = self.linear2(x)
+        return torch.relu(h1 * h2)
+
+
+class MyParallelBlock(Module):
+    def __init__(self, D_in, D_out):
+        super().__init__()
+        self.linear1 = Linear(D_in, D_out)
+        self.linear2 = Linear(D_in, D_out)
+
+    def forward(self, x):
+        h1 = self.linear1(x)
+        h2 = self.linear2(x)
+        return torch.relu(h1 * h2)
+'''),
+    ],
+    "sgd": [
+        ("buffer from zeros (b1 = g all the same), updates through p.data", '''class SGD:
+    def __init__(self, params, lr, momentum=0.0):
+        self.params = [p for p in params]
+        self.lr = lr
+        self.momentum = momentum
+        self.velocity = {}
+
+    def step(self):
+        for p in self.params:
+            if p.grad is None:
+                continue
+            d = p.grad
+            if self.momentum:
+                v = self.velocity.setdefault(id(p), torch.zeros_like(p.data))
+                v.mul_(self.momentum).add_(d)
+                d = v
+            p.data.add_(d, alpha=-self.lr)
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+'''),
+    ],
+    "adam": [
+        ("torch's arrangement: step size lr / bc1, denominator sqrt(v) / sqrt(bc2) + eps", '''class Adam:
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+        self.params = list(params)
+        self.lr, self.betas, self.eps = lr, betas, eps
+        self.state = {}
+
+    @torch.no_grad()
+    def step(self):
+        b1, b2 = self.betas
+        for p in self.params:
+            if p.grad is None:
+                continue
+            st = self.state.setdefault(p, {"step": 0, "m": torch.zeros_like(p), "v": torch.zeros_like(p)})
+            st["step"] += 1
+            st["m"].lerp_(p.grad, 1 - b1)
+            st["v"].mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
+            bc1 = 1 - b1 ** st["step"]
+            bc2 = 1 - b2 ** st["step"]
+            denom = st["v"].sqrt() / math.sqrt(bc2) + self.eps
+            p.addcdiv_(st["m"], denom, value=-self.lr / bc1)
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+'''),
+    ],
+}
