@@ -1,6 +1,8 @@
 """The mutant suite: prove that each lab's checks catch realistic wrong answers.
 
-``tests/mutants/<lab>.py`` holds ``MUTANTS = {answer grade_id: [(name, source), ...]}``.
+``tests/mutants/<lab>.py`` holds ``MUTANTS = {answer grade_id: [(name, source), ...]}`` and,
+optionally, ``ALTERNATIVES`` in the same form: right answers written differently from the
+solution, which must keep full marks.
 For each answer cell, the harness replaces it by the solution, the release stub, and each
 mutant, and scores the checks cell that covers it — in this process, without a kernel or the
 rest of the notebook, so the whole suite stays fast enough for CI:
@@ -44,13 +46,14 @@ def mutants_path(course: Course, lab: Lab | str) -> Path:
     return course.root / "tests" / "mutants" / f"{lab_id}.py"
 
 
-def load_mutants(path: Path) -> dict[str, list[tuple[str, str]]]:
+def load_mutants(path: Path, kind: str = "MUTANTS") -> dict[str, list[tuple[str, str]]]:
+    """``MUTANTS`` (or ``ALTERNATIVES``) of a lab's mutant file; empty when there is none."""
     if not path.exists():
         return {}
     spec = importlib.util.spec_from_file_location(f"_mutants_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return dict(getattr(module, "MUTANTS", {}))
+    return dict(getattr(module, kind, {}))
 
 
 def _python(source: str) -> str:
@@ -74,11 +77,15 @@ class MutantResult:
 
 
 class Harness:
-    """Scores one answer cell's variants against the checks cell that covers it."""
+    """Scores one answer cell's variants against the checks cell that covers it.
 
-    def __init__(self, course: Course, lab: Lab):
+    ``secret`` stands for the grade secret: hidden checks draw their inputs from it, so
+    harnesses with different secrets score as different students' hidden seeds would.
+    """
+
+    def __init__(self, course: Course, lab: Lab, secret: str = MUTANT_SECRET):
         course.enable_checks()
-        self.course, self.lab = course, lab
+        self.course, self.lab, self.secret = course, lab, secret
         self.source = lab_cells.load(course.source_notebook(lab))
         self.release = lab_cells.split(release_notebook(course, lab, self.source.nb))
         self.setup = [c for c in self.source.cells if c.role == SETUP]
@@ -130,9 +137,8 @@ class Harness:
                                  forbidden=forbidden,
                                  reason_if_missing="the checks cell raised before this call")
 
-    @staticmethod
-    def seed(check: str, hidden: bool) -> int:
-        return hidden_seed(check, MUTANT_SECRET, "mutant") if hidden else public_seed(check)
+    def seed(self, check: str, hidden: bool) -> int:
+        return hidden_seed(check, self.secret, "mutant") if hidden else public_seed(check)
 
     @contextlib.contextmanager
     def _recording(self, published: list[dict]):
