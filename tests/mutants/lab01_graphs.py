@@ -243,3 +243,55 @@ MUTANTS = {
 '''),
     ],
 }
+
+
+# Right answers written differently from the solution: each must keep full marks, so the
+# checks do not reward one way of writing the answer (tests/labs/test_check_programs.py).
+ALTERNATIVES = {
+    "numpy_graph_grads": [
+        ("closed form: dc/dx = y, dc/dy = x, dc/dz counts how often z was used", '''def numpy_graph_grads(x, y, z):
+    uses = x.shape[0] if np.ndim(z) == 1 else 1
+    return y.copy(), x.copy(), np.full(np.shape(z), float(uses))
+'''),
+    ],
+    "two_layer_grads": [
+        ("np.where for the ReLU, einsum for the weight gradients", '''def two_layer_grads(x, y, w1, w2):
+    h = x.dot(w1)
+    active = h > 0
+    a = np.where(active, h, 0.0)
+    diff = a.dot(w2) - y
+    g = 2 * diff
+    grad_w2 = np.einsum("nh,no->ho", a, g)
+    grad_w1 = np.einsum("ni,nh->ih", x, g.dot(w2.T) * active)
+    return (diff ** 2).sum().item(), grad_w1, grad_w2
+'''),
+    ],
+    "train_two_layer": [
+        ("copies first, then updates in place", '''def train_two_layer(x, y, w1, w2, lr, steps):
+    w1, w2 = w1.copy(), w2.copy()
+    losses = []
+    for _ in range(steps):
+        loss, g1, g2 = two_layer_grads(x, y, w1, w2)
+        w1 -= lr * g1
+        w2 -= lr * g2
+        losses.append(float(loss))
+    return w1, w2, losses
+'''),
+    ],
+    "train_two_layer_torch": [
+        ("losses kept as 0-d tensors and stacked; torch.relu and a mask product", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    losses = []
+    for _ in range(steps):
+        h = x @ w1
+        a = torch.relu(h)
+        diff = a @ w2 - y
+        losses.append((diff ** 2).sum())
+        g = 2 * diff
+        grad_w2 = a.T @ g
+        grad_w1 = x.T @ ((g @ w2.T) * (h > 0).to(x.dtype))
+        w1 = w1 - lr * grad_w1
+        w2 = w2 - lr * grad_w2
+    return w1, w2, torch.stack(losses)
+'''),
+    ],
+}

@@ -313,3 +313,88 @@ def no_grad():
 '''),
     ],
 }
+
+
+# Right answers written differently from the solution: each must keep full marks, so the
+# checks do not reward one way of writing the answer (tests/labs/test_check_programs.py).
+ALTERNATIVES = {
+    "node_ops": [
+        ("unbroadcast in one sum over a tuple of axes", _edit(_NODE_CELL, '''    grad = np.asarray(grad)
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    return grad.reshape(shape)''', '''    grad = np.asarray(grad)
+    lead = grad.ndim - len(shape)
+    stretched = [lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1]
+    return grad.sum(axis=tuple(range(lead)) + tuple(stretched)).reshape(shape)''')),
+    ],
+    "engine": [
+        ("iterative depth-first toposort, gradients keyed by node, leaves told by backward_fn", '''def toposort(root):
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        if finished:
+            order.append(node)
+        elif node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in reversed(node.parents))
+    return order
+
+
+def backward(root):
+    grads = {root: np.ones_like(root.data)}
+    for node in reversed(toposort(root)):
+        if node not in grads or not node.requires_grad:
+            continue
+        grad = grads.pop(node)
+        if node.backward_fn is None:
+            node.grad = np.array(grad) if node.grad is None else node.grad + grad
+            continue
+        for parent, parent_grad in zip(node.parents, node.backward_fn(grad)):
+            if parent.requires_grad:
+                grads[parent] = grads[parent] + parent_grad if parent in grads else parent_grad
+'''),
+    ],
+    "no_grad": [
+        ("dict.update, __enter__ returns None", '''class no_grad:
+    def __enter__(self):
+        self._saved = _grad_mode["enabled"]
+        _grad_mode.update(enabled=False)
+
+    def __exit__(self, *exc_info):
+        _grad_mode.update(enabled=self._saved)
+'''),
+    ],
+    "train": [
+        ("gradients set to None before each backward, sub_ for the update", '''def train(x, y, w1, w2, lr, steps):
+    losses = []
+    for _ in range(steps):
+        w1.grad = None
+        w2.grad = None
+        loss = ((torch.relu(x @ w1) @ w2 - y) ** 2).sum()
+        loss.backward()
+        losses.append(float(loss))
+        with torch.no_grad():
+            w1.sub_(lr * w1.grad)
+            w2.sub_(lr * w2.grad)
+    return losses
+'''),
+    ],
+    "graph_nodes": [
+        ("iterative, an explicit stack of (node, children done)", '''def graph_nodes(t):
+    order, seen, stack = [], set(), [(t.grad_fn, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif node is not None and node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((child, False) for child, _ in reversed(node.next_functions))
+    return order
+'''),
+    ],
+}
