@@ -204,3 +204,17 @@ def test_each_warning_is_printed_with_its_fix(make_report) -> None:
                                                (8.4, "GB/s", "8.40 GB/s"), (3012.0, "GB/s", "3.01 TB/s")])
 def test_rates_are_printed_in_readable_units(value: float, unit: str, text: str) -> None:
     assert report.format_rate(value, unit) == text
+
+
+def test_a_measurement_above_an_estimated_peak_is_explained(doctor_run) -> None:
+    data = copy.deepcopy(doctor_run.report)
+    peaks = (data.get("bench") or {}).get("peaks") or {}
+    if not (peaks.get("cpu") or {}).get("estimate"):
+        pytest.skip("this machine has no estimated CPU peak")
+    rated = [r for r in data["bench"]["results"] if r["device"] == "cpu" and r.get("fraction_of_peak")]
+    assert rated, "the quick bench rates at least one CPU figure against the estimate"
+    for r in rated:
+        r["fraction_of_peak"] = 0.9
+    assert "measured above the estimate" not in report.render(data, ascii_only=True)
+    rated[0]["fraction_of_peak"] = 1.16
+    assert "measured above the estimate" in report.render(data, ascii_only=True)
