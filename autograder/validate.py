@@ -55,7 +55,10 @@ class Validation:
                              f"{check.score:.2f}/{check.max_score:.2f} points  "
                              f"({check.cases_passed}/{check.cases} cases)")
                 if not check.passed:
-                    lines += [f"      {line}" for line in check.message.splitlines()]
+                    details = check.message.splitlines()
+                    if details and details[0] == f"{check.cases_passed}/{check.cases} cases passed":
+                        details = details[1:]  # the header above says it already
+                    lines += [f"      {line}" for line in details]
         lines += [f"! {problem}" for problem in self.problems]
         if not self.checks:
             lines.append(f"{FAIL} no visible checks found in this notebook")

@@ -4,6 +4,17 @@ from __future__ import annotations
 from .verdict import CheckResult
 
 PASS, FAIL = "✓", "✗"
+_STUB = "raised NotImplementedError"
+_SKIPPED = "raised EarlierStepFailed"
+
+
+def _stub_message(failures: list) -> str | None:
+    """The stub's message when every failure comes from a stub (or a step it skipped):
+    one line then says more than a hint per case about code that is not written yet."""
+    stubs = [c.message for c in failures if c.message.startswith(_STUB)]
+    if stubs and all(c.message.startswith((_STUB, _SKIPPED)) for c in failures):
+        return stubs[0].removeprefix("raised ")
+    return None
 
 
 def format_check(result: CheckResult, points: float | None = None, *,
@@ -17,6 +28,10 @@ def format_check(result: CheckResult, points: float | None = None, *,
     if result.reason:
         lines.append(f"    {result.reason}")
     failures = [c for c in result.cases if not c.passed]
+    stub = _stub_message(failures)
+    if stub is not None:
+        lines.append(f"  {FAIL} not implemented yet ({len(failures)} cases): {stub}")
+        return "\n".join(lines)
     for case in failures[:max_failures]:
         if result.reason and case.message == result.reason:
             continue

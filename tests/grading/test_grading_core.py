@@ -104,3 +104,23 @@ def test_input_transformer_and_builtins_patching_are_tampering():
         "c": "%matplotlib inline\nimport numpy as np\nx = np.ones(3)",
     }
     assert {f.cell for f in find_tampering(cells)} == {"a", "b"}
+
+
+def test_report_says_once_that_a_stub_is_not_implemented_yet():
+    from coursekit.grading.report import format_check
+    from coursekit.grading.verdict import CaseResult, CheckResult
+
+    stub = "raised NotImplementedError: f: replace this line with your implementation"
+    skipped = "raised EarlierStepFailed: skipped: the call to your function failed"
+    result = CheckResult("lab.f", hidden=False, cases=[
+        CaseResult("trial 1: value", False, stub, hint="h1"),
+        CaseResult("trial 1: after", False, skipped, hint="h2"),
+        CaseResult("trial 2: value", False, stub, hint="h1")])
+    text = format_check(result)
+    assert "not implemented yet (3 cases): NotImplementedError: f: replace this line" in text
+    assert "hint" not in text and "trial" not in text
+
+    # A real mistake next to the stub's failures keeps the case-by-case report.
+    result.cases.append(CaseResult("trial 3: shape", False, "got (2,), expected (3,)", hint="h3"))
+    text = format_check(result)
+    assert "not implemented yet" not in text and "trial 3: shape: got (2,), expected (3,)" in text
