@@ -118,6 +118,8 @@ def _run_fake(impl, durations, warmup, repeats):
 _NAMES = ("returned seconds", "number of calls to fn")
 _HINT_SYNC = ("time one call at a time: sync(); start = clock(); fn(); sync(); stop = clock() — "
               "without the second sync() you time the launch, not the work")
+# A missing sync makes every reading the launch time, which fails the median cases too.
+_ALSO_SYNC = "; if your result is only the launch time, the sync() after fn() is missing"
 
 
 @check("lab00.time_it", reference=_reference_time_it_factory,
@@ -131,15 +133,16 @@ def time_it_program(impl: Any, rng):
         durations = [2.0] + list(rng.uniform(1e-3, 5e-3, size=warmup + repeats + 2))
         yield Case(f"slow first call, warmup={warmup}, repeats={repeats} (trial {trial})",
                    lambda d=durations, w=warmup, r=repeats: _run_fake(impl, d, w, r),
-                   hint="run fn() `warmup` times untimed, then sync() before the first reading; "
-                        + _HINT_SYNC, rtol=1e-9, atol=1e-12, names=_NAMES)
+                   hint="run fn() `warmup` times untimed, then sync() before the first reading, "
+                        "and return the median; " + _HINT_SYNC, rtol=1e-9, atol=1e-12, names=_NAMES)
     # 2. One timed call is 100x slower (an interrupt): the median ignores it, the mean does not.
     warmup, repeats = int(rng.integers(1, 3)), int(rng.choice([5, 7, 9]))
     durations = list(rng.uniform(1e-3, 2e-3, size=warmup + repeats))
     durations[warmup + int(rng.integers(0, repeats))] = 0.2
     yield Case(f"one slow timed call among {repeats}: the median ignores it",
                lambda: _run_fake(impl, durations, warmup, repeats),
-               hint="return the median of the per-call durations, not their mean or total",
+               hint="return the median of the per-call durations, not their mean or total"
+                    + _ALSO_SYNC,
                rtol=1e-9, atol=1e-12, names=_NAMES)
     # 3. An even number of repeats: the median is the mean of the two middle values.
     warmup, repeats = int(rng.integers(1, 3)), int(rng.choice([2, 4, 6]))
@@ -147,13 +150,13 @@ def time_it_program(impl: Any, rng):
     yield Case(f"even number of repeats ({repeats})",
                lambda: _run_fake(impl, durations, warmup, repeats),
                hint="for an even count the median averages the two middle values "
-                    "(statistics.median and np.median do this)",
+                    "(statistics.median and np.median do this)" + _ALSO_SYNC,
                rtol=1e-9, atol=1e-12, names=_NAMES)
     # 4. No warm-up asked for: then the slow first call is timed like any other.
     durations = [0.5] + list(rng.uniform(1e-3, 2e-3, size=3))
     yield Case("warmup=0, repeats=1 times exactly the first call",
                lambda: _run_fake(impl, durations, 0, 1),
-               hint="call fn() exactly `warmup` times before measuring, no more",
+               hint="call fn() exactly `warmup` times before measuring, no more" + _ALSO_SYNC,
                rtol=1e-9, atol=1e-12, names=_NAMES)
     # 5. The real clock: a call that sleeps 20 ms must measure about 20 ms, in seconds.
     yield Case("time.sleep(0.02) measures between 0.02 and 0.25 seconds (real clock)",
