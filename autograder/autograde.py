@@ -38,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import find_forbidden, find_tampering
+from coursekit.grading.integrity import DELEGATION, find_forbidden, find_tampering
 from coursekit.grading.program import get_check
 from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, hidden_seed, public_seed
 
@@ -76,14 +76,14 @@ class LabContext:
     release: LabNotebook
     release_sources: set[str]
     release_ids: set[str]
-    grade_ids: set[str]
+    identifying_ids: set[str]
 
 
 def prepare_lab(course: Course, lab: Lab) -> LabContext:
     source = lab_cells.load(course.source_notebook(lab))
     release = lab_cells.split(release_notebook(course, lab, source.nb))
     return LabContext(lab, source, release, release_code_sources(release),
-                      release_cell_ids(release), {c.grade_id for c in source.cells if c.grade_id})
+                      release_cell_ids(release), source.identifying_ids)
 
 
 def kernel_secret(secret: str, student: str) -> str:
@@ -209,7 +209,7 @@ class Grader:
                                        forbidden=forbidden_findings(context, assembled))
         for cell in outcome.cells:
             for check in cell.checks:
-                if check.message.startswith("uses what this exercise"):
+                if check.message.startswith(DELEGATION):
                     outcome.reasons.append(f"{check.check}: {check.message}")
         return outcome
 
@@ -276,7 +276,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
     try:
         for context in contexts.values():
             gb.register_lab(gradebook, context.lab, context.source)
-        submissions = collect(course, selected, {k: c.grade_ids for k, c in contexts.items()},
+        submissions = collect(course, selected, {k: c.identifying_ids for k, c in contexts.items()},
                               submitted_dir, students)
         grader = Grader(course, status, course.secret(), overrides or Overrides(), all_cells)
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",

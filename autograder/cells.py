@@ -140,6 +140,13 @@ class LabNotebook:
     def with_role(self, *roles: str) -> list[LabCell]:
         return [c for c in self.cells if c.role in roles]
 
+    @property
+    def identifying_ids(self) -> set[str]:
+        """Grade ids of the answer, checks and written cells: unique to this lab (the release
+        lint checks it), unlike shared ids such as ``intro`` or ``setup``, so a notebook that
+        carries one of them belongs to this lab whatever its file is called."""
+        return {c.grade_id for c in self.with_role(ANSWER, CHECKS, WRITTEN) if c.grade_id}
+
     def covered_answers(self, checks: LabCell) -> list[LabCell]:
         """The answer cells a checks cell covers: those since the previous checks cell."""
         covered: list[LabCell] = []

@@ -2,7 +2,7 @@
 
 A class is a folder with one entry per student: a folder ``<student>/`` or an archive
 ``<student>.zip``. Inside, notebooks may sit anywhere, under any name. A notebook belongs to a
-lab when it carries that lab's nbgrader cell ids, so a renamed copy (``lab01 (1).ipynb``,
+lab when it carries the grade ids of that lab's graded cells (answers, checks, written answers), so a renamed copy (``lab01 (1).ipynb``,
 ``Copy of lab01.ipynb``) is found; when several match, the one with the most of the lab's ids
 wins, then the newest, and the choice is recorded. A file that is not valid notebook JSON is
 a recorded outcome ("corrupt"), as is a lab with no notebook at all ("missing").
@@ -168,7 +168,7 @@ def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
     """One :class:`Submission` per student × lab, students in name order.
 
     Args:
-        lab_ids: ``{lab: grade_ids of its source notebook}``.
+        lab_ids: ``{lab: grade ids of its graded cells}`` (``LabNotebook.identifying_ids``).
         students: only these (ids as :func:`student_id` makes them).
     """
     submitted_dir = submitted_dir or course.submitted_dir

@@ -27,12 +27,14 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
 
+from coursekit.grading.integrity import DELEGATION
 from coursekit.grading.program import get_check
 
 from . import cells as lab_cells
 from .cells import ANSWER, CHECKS, LabCell, LabNotebook
 from .manifest import Course, Lab
 from .release import release_notebook
+
 
 EPS = 1e-6
 
@@ -397,7 +399,7 @@ def _imports_reference_expect(d):
     if module.startswith("coursekit.grading"):  # the grading package itself: tampering
         return Expect(score=0.0, status="flagged", flagged=True, reason="grading code")
     return Expect(score=d.max_score - d.points_of(answer),
-                  reason="uses what this exercise asks you to build yourself")
+                  reason=DELEGATION)
 
 
 def _first_points(d: DemoLab) -> float:

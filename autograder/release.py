@@ -154,6 +154,17 @@ def lint(course: Course, lab: Lab, source: NotebookNode | None = None) -> list[s
                 problems.append(f"{where} has no answer cell before it")
         if cell.role == lab_cells.ANSWER and "BEGIN SOLUTION" not in cell.source:
             problems.append(f"answer cell {gid!r} has no ### BEGIN SOLUTION region")
+    for other in course.labs:
+        other_path = course.source_notebook(other)
+        if other.id == lab.id or not other_path.exists():
+            continue
+        try:
+            shared = notebook.identifying_ids & lab_cells.load(other_path).identifying_ids
+        except Exception:  # noqa: BLE001 — the other lab's own lint reports its file
+            continue
+        if shared:
+            problems.append(f"graded cell ids {sorted(shared)} are also in {other.id}: the "
+                            f"grader recognises a lab's notebook by them, so they must be unique")
     total = notebook.max_score
     if abs(total - lab.points) > 1e-9:
         problems.append(f"graded cells add up to {total:g} points but course.toml says "

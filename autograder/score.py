@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from coursekit.grading.encoding import MIME_TYPE
-from coursekit.grading.integrity import Finding
+from coursekit.grading.integrity import Finding, delegation_message
 from coursekit.grading.report import format_check
 from coursekit.grading.verdict import CheckResult, decode_payload, judge
 
@@ -27,7 +27,6 @@ from .assemble import Assembled
 from .cells import CHECKS, WRITTEN, GradeCall, LabCell, LabNotebook
 from .execute import DEAD, ERROR, KILLED, NOT_RUN, TIMEOUT, Execution, cell_label
 
-DELEGATION = "uses what this exercise asks you to build yourself"
 
 
 @dataclass
@@ -143,8 +142,7 @@ def score_checks_cell(cell: LabCell, outputs_cell, *, seed_of: Callable[[str, bo
                 f"the grader could not run this check ({type(error).__name__}: {error}); "
                 f"this is a bug in the check, not in your code — tell your instructor"))
         if forbidden.get(call.check) and not zero_reason and result.cases:
-            result = result.failed(f"{DELEGATION}: "
-                                   + "; ".join(str(f) for f in forbidden[call.check]))
+            result = result.failed(delegation_message(forbidden[call.check]))
         results.append(result)
     weights = [sum(c.weight for c in r.cases) for r in results]
     total = sum(weights)

@@ -80,13 +80,13 @@ def _course_and_lab(path: Path, nb) -> tuple[Course | None, Lab | None]:
     for lab in course.labs:
         if lab.id == path.stem.split(" ")[0] or lab.id in path.stem:
             return course, lab
+    scored = []
     for lab in course.labs:
         release = course.release_notebook(lab)
         if release.exists():
-            other = lab_cells.read_notebook(release)
-            if ids & {lab_cells.nbgrader_meta(c).get("grade_id") for c in other.cells}:
-                return course, lab
-    return course, None
+            scored.append((len(ids & lab_cells.load(release).identifying_ids), lab))
+    best = max(scored, key=lambda item: item[0], default=(0, None))
+    return course, best[1] if best[0] else None
 
 
 def _release_ids(course: Course | None, lab: Lab | None) -> set[str] | None:

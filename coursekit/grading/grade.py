@@ -12,11 +12,12 @@ It has two modes:
 from __future__ import annotations
 
 import inspect
+import linecache
 import os
 from typing import Any
 
 from .encoding import MIME_TYPE, encode, encode_error
-from .integrity import find_forbidden
+from .integrity import delegation_message, find_forbidden
 from .program import get_check, run_program
 from .report import format_check
 from .seeds import seed_for
@@ -52,8 +53,7 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
                    hidden=hidden)
     findings = find_forbidden(_sources_of(impl), check.forbid) if check.forbid else []
     if findings:
-        result = result.failed("uses what this exercise asks you to build yourself: "
-                               + "; ".join(str(f) for f in findings))
+        result = result.failed(delegation_message(findings))
     report = format_check(result)
     if hidden:
         report += f"\n    (seed {seed}; rerun with COURSEKIT_SEED={seed} to reproduce)"
@@ -83,12 +83,35 @@ def _publish(check_name: str, hidden: bool, observations: list) -> None:
 
 
 def _sources_of(impl: Any) -> dict[str, str]:
-    """Best-effort source of the student's objects, for the delegation check in student mode."""
+    """The source the delegation check scans in student mode: the whole cell that defined each
+    of the student's objects, as grading scans the whole answer cell.
+
+    A function's code object names the cell it was compiled from, and the kernel keeps that
+    cell's text in ``linecache``; a class is found through the functions defined in its body
+    (``inspect.getsource`` cannot find a class defined in a notebook).
+    """
     objects = impl.values() if isinstance(impl, dict) else [impl]
     sources = {}
     for obj in objects:
-        try:
-            sources[getattr(obj, "__qualname__", repr(obj))] = inspect.getsource(obj)
-        except (TypeError, OSError):
-            continue
+        name = getattr(obj, "__qualname__", repr(obj))
+        # Only notebook cells: for code from a file on disk, the object's own source is enough.
+        files = {code.co_filename for code in _code_objects(obj)
+                 if not os.path.exists(code.co_filename)}
+        cells = ["".join(linecache.getlines(f)) for f in sorted(files)]
+        text = "\n".join(cell for cell in cells if cell)
+        if not text:
+            try:
+                text = inspect.getsource(obj)
+            except (TypeError, OSError):
+                continue
+        sources[name] = text
     return sources
+
+
+def _code_objects(obj: Any) -> list:
+    """Code objects of a function, or of the functions defined in a class's body."""
+    if isinstance(obj, type):
+        members = [inspect.unwrap(getattr(m, "__func__", m)) for m in vars(obj).values()]
+        return [m.__code__ for m in members if hasattr(m, "__code__")]
+    code = getattr(inspect.unwrap(obj), "__code__", None) if callable(obj) else None
+    return [code] if code is not None else []

@@ -29,6 +29,15 @@ TAMPERING = {
 }
 
 
+DELEGATION = "uses what this exercise asks you to build yourself"
+
+
+def delegation_message(findings: list["Finding"]) -> str:
+    """The reason a check fails for delegation, the same in the notebook and at grading."""
+    return (f"{DELEGATION}: " + "; ".join(str(f) for f in findings)
+            + " (the whole answer cell is scanned: try your code out in a cell after the checks)")
+
+
 @dataclass(frozen=True)
 class Finding:
     cell: str

@@ -27,14 +27,14 @@ def format_check(result: CheckResult, points: float | None = None, *,
              f"{n_pass}/{len(result.cases)} cases passed{score}"]
     if result.reason:
         lines.append(f"    {result.reason}")
-    failures = [c for c in result.cases if not c.passed]
+    # Cases failed for the check-wide reason are said once, by the reason line above.
+    failures = [c for c in result.cases if not c.passed
+                and not (result.reason and c.message == result.reason)]
     stub = _stub_message(failures)
     if stub is not None:
         lines.append(f"  {FAIL} not implemented yet ({len(failures)} cases): {stub}")
         return "\n".join(lines)
     for case in failures[:max_failures]:
-        if result.reason and case.message == result.reason:
-            continue
         lines.append(f"  {FAIL} {case.label}: {case.message}")
         if case.hint:
             lines.append(f"      hint: {case.hint}")

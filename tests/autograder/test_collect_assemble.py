@@ -26,7 +26,7 @@ def classdir(tmp_path):
 
 
 def _ids(demo):
-    return {c.grade_id for c in demo.source.cells if c.grade_id}
+    return demo.source.identifying_ids
 
 
 def _collect(demo, folder):
@@ -50,6 +50,20 @@ def test_the_newest_of_two_copies_wins_and_the_choice_is_recorded(demo, classdir
     (sub,) = _collect(demo, classdir)
     assert sub.path.name == "labfx.ipynb"
     assert "2 notebooks belong to labfx" in sub.notes[-1] and "labfx (1).ipynb" in sub.notes[-1]
+
+
+def test_a_notebook_sharing_only_ungraded_cell_ids_is_not_taken(demo, classdir):
+    """Every lab has cells such as ``intro`` and ``setup``: another lab's notebook carries
+    them too, and must not be graded as this lab's."""
+    other = demo.notebook()
+    graded = demo.source.identifying_ids
+    other.cells = [c for c in other.cells
+                   if c.metadata.get("nbgrader", {}).get("grade_id") not in graded]
+    assert any(c.metadata.get("nbgrader", {}).get("grade_id") for c in other.cells)
+    (classdir / "dee").mkdir()
+    nbformat.write(other, str(classdir / "dee" / "lab99.ipynb"))
+    (sub,) = _collect(demo, classdir)
+    assert sub.status == collect.MISSING
 
 
 def test_a_notebook_of_another_lab_is_not_taken(demo, classdir):

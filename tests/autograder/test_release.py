@@ -106,3 +106,15 @@ def test_release_with_no_labs_is_a_no_op(tmp_path, capsys):
     (tmp_path / "course" / "course.toml").write_text('[course]\nname = "empty"\n')
     assert cli(["release", "--root", str(tmp_path)]) == 0
     assert "no labs" in capsys.readouterr().out
+
+
+def test_lint_refuses_a_graded_cell_id_that_another_lab_uses(tmp_path):
+    course = _copy_lab(tmp_path, "lab01_graphs")
+    shutil.copytree(REPO / "solutions" / "lab02_autograd", course.root / "solutions" / "lab02_autograd")
+    path = course.source_notebook(course.lab("lab02_autograd"))
+    nb = nbformat.read(str(path), 4)
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    answer.metadata["nbgrader"]["grade_id"] = "numpy_graph_grads"  # lab01's first answer
+    nbformat.write(nb, str(path))
+    problems = release.lint(course, course.lab("lab02_autograd"))
+    assert any("['numpy_graph_grads'] are also in lab01_graphs" in p for p in problems), problems

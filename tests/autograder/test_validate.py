@@ -72,3 +72,16 @@ def test_validate_without_any_checks_is_a_failure(tmp_path, capsys):
     path = _write(nb, tmp_path, "plain.ipynb")
     assert cli(["validate", str(path)]) == 1
     assert "no visible checks" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_validate_finds_the_lab_of_a_renamed_copy_by_its_graded_cells(tmp_path, capsys):
+    """Every lab shares ids like ``intro`` and ``setup``; the graded cells decide the lab."""
+    from autograder import manifest
+
+    course = manifest.load_course()
+    release = nbformat.read(str(course.release_notebook(course.lab("lab03_functions"))), 4)
+    path = _write(release, tmp_path, "lab03_b.ipynb")  # outside any course tree
+    assert cli(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "lab03.sigmoid" in out and "lab00." not in out

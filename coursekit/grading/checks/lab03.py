@@ -297,8 +297,8 @@ SOFTPLUS_HINTS = {
     "backward": "d softplus / dx = sigmoid(x) (compute it without overflow), times grad_output",
     "extreme": "for x = 1000, log(1 + exp(x)) is inf in floating point but the answer is 1000: "
                "rewrite it as max(x, 0) + log1p(exp(-|x|))",
-    "tiny": "for x << 0, log(1 + exp(x)) rounds 1 + exp(x) to 1 and returns 0; log1p(exp(x)) "
-            "keeps the tiny value exp(x)",
+    "tiny": "log(1 + t) loses the digits of a tiny t (for x << 0, t = exp(-|x|)); "
+            "torch.log1p(t) keeps them: write torch.log1p(torch.exp(-x.abs()))",
     "grad_extreme": "the gradient sigmoid(x) must stay finite for every x and equal 0.5 at x = 0; "
                     "differentiating the stable formula piece by piece gets x = 0 wrong",
 }

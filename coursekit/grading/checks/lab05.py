@@ -9,6 +9,7 @@ generator made once, when the loader is built; the reference gets exactly that o
 """
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from typing import Any
 
@@ -310,7 +311,8 @@ def dataloader_program(impl: Any, rng):
                hint=_ONE_PERMUTATION)
     yield Case("batch_size=0 raises ValueError",
                lambda: _error_kind(lambda: impl(dataset, batch_size=0)),
-               hint="build the batches with your MyBatchSampler, which rejects it")
+               hint="raise ValueError when the loader is built, in __init__, not on first "
+                    "iteration: e.g. construct your MyBatchSampler once there, which rejects it")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,9 +455,13 @@ def sharded_program(impl: Any, rng):
     import torch.utils.data as tud
 
     start, end = int(rng.integers(0, 10)), int(rng.integers(20, 60))
+    # A notebook's classes reach forked workers only: spawn and forkserver pickle them by name.
+    fork = ({"multiprocessing_context": "fork"}
+            if "fork" in multiprocessing.get_all_start_methods() else {})
     for workers in (0, 2):
         yield Case(f"torch DataLoader with num_workers={workers} over range({start}, {end})",
                    lambda w=workers: sorted(int(v) for v in tud.DataLoader(
-                       impl(start, end), batch_size=None, num_workers=w)),
+                       impl(start, end), batch_size=None, num_workers=w,
+                       **(fork if w else {}))),
                    hint="__iter__ must call torch.utils.data.get_worker_info(): None in the main "
                         "process (yield everything), else shard by info.id and info.num_workers")
