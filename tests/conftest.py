@@ -1,5 +1,7 @@
-"""Prints the mutant suite's kill rate per lab at the end of the session (xdist included:
-the results travel in the test reports' user properties)."""
+"""Prints the mutant suite's kill rate per lab (tests/mutants) at the end of the session.
+
+It lives at the top of tests/ so that pytest-xdist's controller loads it too: the results
+travel from the workers in the test reports' user properties."""
 from __future__ import annotations
 
 _KILLS: dict[str, list[bool]] = {}
