@@ -202,3 +202,17 @@ def test_a_graph_is_released_once_its_output_is_gone():
     del y
     gc.collect()
     assert node() is None
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda x: x.sum(dim=1), "SumBackward"),
+    (lambda x: x.mean(dim=1), "MeanBackward"),
+    (lambda x: x.max(), "MaxBackward"),
+    (lambda x: x.relu(), "ReLUBackward"),
+    (lambda x: x.sigmoid(), "SigmoidBackward"),
+])
+def test_each_builtin_op_is_one_node(make, name):
+    """One op, one node (as torch's MeanBackward): a graph reads like the code that built it."""
+    out = make(ck.tensor(np.random.default_rng(0).standard_normal((2, 3)), requires_grad=True))
+    assert out.grad_fn.name() == name
+    assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad"]

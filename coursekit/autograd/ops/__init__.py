@@ -5,7 +5,7 @@
 | ``arithmetic.py`` | Add, Sub, Mul, Neg, Pow; div, sqrt, rpow from them |
 | ``pointwise.py`` | Exp, Log, Abs, Clamp |
 | ``activation.py`` | ReLU, Sigmoid, Tanh, Softmax, LogSoftmax |
-| ``reduction.py`` | Sum, Max; mean, min from them |
+| ``reduction.py`` | Sum, Mean, Max; min from Max |
 | ``linalg.py`` | MatMul |
 | ``shape.py`` | Reshape, Permute, BroadcastTo, GetItem, Cat; transpose, squeeze, unsqueeze, flatten, stack |
 | ``cast.py`` | ToDtype, Clone |
@@ -15,13 +15,13 @@ from .arithmetic import Add, Mul, Neg, Pow, Sub, add, div, mul, neg, pow, rpow, 
 from .cast import Clone, ToDtype, clone, to_dtype
 from .linalg import MatMul, matmul
 from .pointwise import Abs, Clamp, Exp, Log, abs, clamp, exp, log
-from .reduction import Max, Sum, max, mean, min, sum
+from .reduction import Max, Mean, Sum, max, mean, min, sum
 from .shape import (BroadcastTo, Cat, GetItem, Permute, Reshape, broadcast_to, cat, concatenate, expand,
                     flatten, getitem, permute, reshape, squeeze, stack, transpose, unsqueeze, view)
 
 __all__ = [
     "Abs", "Add", "BroadcastTo", "Cat", "Clamp", "Clone", "Exp", "GetItem", "Log", "LogSoftmax",
-    "MatMul", "Max", "Mul", "Neg", "Permute", "Pow", "ReLU", "Reshape", "Sigmoid", "Softmax",
+    "MatMul", "Max", "Mean", "Mul", "Neg", "Permute", "Pow", "ReLU", "Reshape", "Sigmoid", "Softmax",
     "Sub", "Sum", "Tanh", "ToDtype",
     "abs", "add", "broadcast_to", "cat", "clamp", "clone", "concatenate", "div", "exp", "expand",
     "flatten", "getitem", "log", "log_softmax", "matmul", "max", "mean", "min", "mul", "neg",

@@ -1,4 +1,4 @@
-"""Reductions: sum and max (primitives), mean and min (built from them).
+"""Reductions: sum, mean and max (primitives), min (built from max).
 
 Each accepts NumPy's ``axis``/``keepdims`` and PyTorch's ``dim``/``keepdim``; ``axis`` may be
 an int, a tuple of ints, or ``None`` for all axes.
@@ -12,7 +12,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from ..function import Context, Function
 from ..tensor import Tensor
-from .arithmetic import Mul, Neg
+from .arithmetic import Neg
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -35,6 +35,14 @@ def _resolve(axis: Any, keepdims: bool, dim: Any, keepdim: bool | None) -> tuple
     return (tuple(axis) if isinstance(axis, list) else axis), bool(keepdims)
 
 
+def _expand_reduced(grad: np.ndarray, ctx: Context) -> np.ndarray:
+    """The gradient of a reduction's output, broadcast back to the input's shape: the reduced
+    axes are put back (size 1) and stretched. broadcast_to makes a read-only view, not a copy."""
+    if not ctx.keepdims and ctx.axis is not None:
+        grad = np.expand_dims(grad, _axes(ctx.axis, len(ctx.in_shape)))
+    return np.broadcast_to(grad, ctx.in_shape)
+
+
 class Sum(Function):
     """$f(x) = \\sum_i x_i$ over ``axis``"""
 
@@ -47,11 +55,8 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, None, None]:
-        # Every summed element gets the upstream gradient of its sum: put the reduced axes
-        # back (size 1) and broadcast. broadcast_to makes a read-only view, not a copy.
-        if not ctx.keepdims and ctx.axis is not None:
-            grad = np.expand_dims(grad, _axes(ctx.axis, len(ctx.in_shape)))
-        return np.broadcast_to(grad, ctx.in_shape), None, None
+        # Every summed element gets the upstream gradient of its sum.
+        return _expand_reduced(grad, ctx), None, None
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
@@ -60,14 +65,31 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, ke
     return Sum.apply(x, axis, keepdims)
 
 
+class Mean(Function):
+    """$f(x) = \\frac{1}{n} \\sum_i x_i$ over ``axis`` ($n$ elements per output)"""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+        ctx.in_shape = x.shape
+        ctx.axis = axis
+        ctx.keepdims = keepdims
+        n = 1
+        for a in _axes(axis, x.ndim):
+            n *= x.shape[a]
+        # A Python float keeps float32 float32; the mean of nothing is NaN, as in torch.
+        ctx.scale = 1 / n if n else float("nan")
+        return np.asarray(x.sum(axis=axis, keepdims=keepdims) * ctx.scale)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, None, None]:
+        # Each of the n averaged elements gets 1/n of its mean's gradient.
+        return _expand_reduced(grad * ctx.scale, ctx), None, None
+
+
 def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
     """$\\frac{1}{n} \\sum x$ over ``axis``"""
     axis, keepdims = _resolve(axis, keepdims, dim, keepdim)
-    shape = np.shape(x)
-    n = 1
-    for a in _axes(axis, len(shape)):
-        n *= shape[a]
-    return Mul.apply(Sum.apply(x, axis, keepdims), 1 / n if n else float("nan"))
+    return Mean.apply(x, axis, keepdims)
 
 
 class Max(Function):
