@@ -30,7 +30,7 @@ int32 = np.int32
 int64 = np.int64
 bool_ = np.bool_
 
-_LAZY_SUBMODULES = {"nn", "optim", "data", "hardware", "grading", "cli"}
+_LAZY_SUBMODULES = {"nn", "optim", "data", "hardware", "grading", "cli", "viz"}
 
 
 def __getattr__(name: str) -> Any:
