@@ -182,7 +182,7 @@ class Grader:
             outcome.reasons.append(reason)
             outcome.cells = score_notebook(context.source, assembled, None, seed_of=seed_of,
                                            zero_reason=reason)
-            nbformat.write(assembled.nb, str(target))
+            _write_graded(assembled.nb, target)
             return outcome
 
         cell_timeout, time_limit, memory_mb = self.limits(context.lab)
@@ -197,7 +197,7 @@ class Grader:
                 skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids))
         finally:
             shutil.rmtree(runtime, ignore_errors=True)
-        nbformat.write(assembled.nb, str(target))
+        _write_graded(assembled.nb, target)
         outcome.reasons += execution.problems()
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
@@ -224,11 +224,31 @@ def _prepare_workdir(workdir: Path, sub: Submission) -> None:
     for item in sorted(sub.folder.iterdir()):
         if item == sub.path or item.name in (".ipynb_checkpoints", "__pycache__"):
             continue
+        if item.is_symlink():  # a link could bring the course's secrets or the gradebook in
+            continue
         if item.is_dir():
-            shutil.copytree(item, workdir / item.name, symlinks=True,
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            shutil.copytree(item, workdir / item.name, ignore=_checkpoints_and_links)
         elif item.is_file():
             shutil.copy2(item, workdir / item.name)
+
+
+def _checkpoints_and_links(folder: str, names: list[str]) -> set[str]:
+    return {n for n in names
+            if n == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, n))}
+
+
+def _write_graded(nb, target: Path) -> None:
+    """Write the graded notebook where the kernel had write access, without trusting what it
+    left there: a symlink in its place (to the gradebook, say) is replaced, never followed.
+
+    The file is written next to the submission's folder, where the kernel cannot write, then
+    renamed over ``target``; a rename replaces a symlink instead of writing through it.
+    """
+    staging = target.parent.parent / f".{target.parent.name}.{target.name}.tmp"
+    nbformat.write(nb, str(staging))
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    os.replace(staging, target)
 
 
 @dataclass

@@ -59,7 +59,13 @@ class LabCell:
 
 
 def nbgrader_meta(cell: NotebookNode) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+    """A cell's nbgrader metadata; empty when a submission mangled it into something that is
+    not a dict, or gave it a grade_id that is not a string (such a cell is the student's)."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("grade_id", ""), str):
+        return {}
+    return meta
 
 
 def role_of(cell: NotebookNode) -> str:

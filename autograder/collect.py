@@ -62,16 +62,33 @@ def student_entries(submitted_dir: Path) -> dict[str, Path]:
     if not submitted_dir.exists():
         return entries
     for entry in sorted(submitted_dir.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or entry.is_symlink():
             continue
         if entry.is_dir() or (entry.is_file() and entry.suffix.lower() == ".zip"):
             sid = student_id(entry.name)
-            if sid in entries:  # both alice/ and alice.zip: keep the folder, note nothing lost
+            stem = entry.name[:-4] if entry.suffix.lower() == ".zip" else entry.name
+            if sid in entries and _stem(entries[sid]) == stem:
+                # alice/ and alice.zip are one student's two hand-ins: the folder wins.
                 if entry.is_dir():
                     entries[sid] = entry
                 continue
+            if sid in entries:
+                # Two names that make the same id ("victim" and "victim_"): neither may
+                # replace the other, so this one gets an id of its own.
+                sid = _free_id(sid, entries)
             entries[sid] = entry
     return entries
+
+
+def _stem(entry: Path) -> str:
+    return entry.name[:-4] if entry.suffix.lower() == ".zip" else entry.name
+
+
+def _free_id(sid: str, taken: dict[str, Path]) -> str:
+    n = 2
+    while f"{sid}-{n}" in taken:
+        n += 1
+    return f"{sid}-{n}"
 
 
 def unpack(archive: Path, target: Path) -> Path:
@@ -103,6 +120,8 @@ def _candidates(folder: Path) -> list[_Candidate]:
     for path in sorted(folder.rglob("*.ipynb")):
         if SKIPPED_PARTS & set(path.relative_to(folder).parts) or not path.is_file():
             continue
+        if _links_out(path, folder):
+            continue
         mtime = path.stat().st_mtime
         try:
             nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
@@ -110,6 +129,17 @@ def _candidates(folder: Path) -> list[_Candidate]:
         except (ValueError, UnicodeDecodeError, KeyError, AttributeError, TypeError) as error:
             found.append(_Candidate(path, None, _json_problem(path, error), mtime))
     return found
+
+
+def _links_out(path: Path, folder: Path) -> bool:
+    """Is ``path`` a symlink, or reached through one? A hand-in keeps only its own files: a
+    link could hand in another student's notebook, or the course's secrets."""
+    here = path
+    while here != folder:
+        if here.is_symlink():
+            return True
+        here = here.parent
+    return False
 
 
 def _json_problem(path: Path, error: Exception) -> str:
