@@ -364,12 +364,14 @@ def _reads_private(d, folder):
         "    except OSError as error:\n"
         "        print('blocked:', path, '->', type(error).__name__)\n"
         f"key = '../../../../solutions/{lab}/{lab}.ipynb'\n"
-        "if key in stolen:  # copy the instructor's answers cell by cell\n"
+        "if key in stolen:  # copy the instructor's answers into a module, then import them\n"
         "    import json\n"
-        "    for cell in json.loads(stolen[key])['cells']:\n"
-        "        if cell.get('metadata', {}).get('nbgrader', {}).get('solution') and "
+        "    with open('stolen_answers.py', 'w') as out:\n"
+        "        for cell in json.loads(stolen[key])['cells']:\n"
+        "            if cell.get('metadata', {}).get('nbgrader', {}).get('solution') and "
         "cell['cell_type'] == 'code':\n"
-        "            exec(''.join(cell['source']))\n")
+        "                out.write(''.join(cell['source']) + '\\n')\n"
+        "    from stolen_answers import *\n")
     nb = copy.deepcopy(d.release)
     nb.cells.append(new_code_cell("# (the stolen answers would be used from here on)"))
     for answer in d.answers:  # after each stub, try to replace it with the stolen answer

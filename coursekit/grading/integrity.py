@@ -22,11 +22,24 @@ TAMPERING = {
     "__builtins__": "changes Python's builtins",
     "builtins": "changes Python's builtins",
     "coursekit.grading": "touches the grading code",
-    "sys.modules": "edits the module table",
     "ctypes": "uses ctypes",
     "gc.get_objects": "walks the interpreter's objects",
     "gc.get_referrers": "walks the interpreter's objects",
 }
+
+# What a notebook may use of the grading code: the grade() its checks cells call.
+GRADING_API = {"coursekit.grading", "coursekit.grading.grade"}
+
+# Constructs that hide which code runs, so that neither scan can read it (a forbidden module
+# imported by a computed name, a reference fetched through a function's globals). Lab code
+# never needs them; they are matched exactly, so `model.eval()` or `torch.compile` are fine.
+OBSCURING_CALLS = {"__import__": "imports by a computed name", "exec": "runs code from a string",
+                   "eval": "runs code from a string", "globals": "reads the module's globals"}
+OBSCURING_ATTRIBUTES = {"__globals__", "__code__", "__closure__", "__subclasses__",
+                        "__getattribute__"}
+OBSCURING_MODULES = {"importlib": "imports by a computed name", "base64": "decodes hidden code",
+                     "marshal": "loads compiled code"}
+MODULE_TABLE_EDITS = {"pop", "update", "setdefault", "clear", "__setitem__", "__delitem__"}
 
 
 DELEGATION = "uses what this exercise asks you to build yourself"
@@ -117,14 +130,58 @@ def find_forbidden(cells: dict[str, str], forbid: tuple[str, ...]) -> list[Findi
 
 
 def find_tampering(cells: dict[str, str]) -> list[Finding]:
-    """Constructs from :data:`TAMPERING` in ``{cell: source}``."""
+    """Constructs from :data:`TAMPERING` in ``{cell: source}``, code that hides what it runs
+    (:data:`OBSCURING_CALLS` and friends), and edits of ``sys.modules`` (reading it is fine)."""
     findings = []
     for cell, source in cells.items():
         tree = _parse(source)
         names = _dotted_names(tree) if tree is not None else []
         for pattern, what in TAMPERING.items():
-            hit = any(n == pattern or n.startswith(pattern + ".") or n.endswith("." + pattern)
-                      or n == "." + pattern for n in names)
+            hit = any((n == pattern or n.startswith(pattern + ".") or n.endswith("." + pattern)
+                       or n == "." + pattern) and n not in GRADING_API for n in names)
             if hit:
                 findings.append(Finding(cell, f"{what} ({pattern})"))
+        if tree is not None:
+            findings += [Finding(cell, what) for what in _obscuring(tree)]
     return findings
+
+
+def _obscuring(tree: ast.AST) -> list[str]:
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in OBSCURING_CALLS:
+            found.append(f"{OBSCURING_CALLS[node.func.id]} ({node.func.id})")
+        elif isinstance(node, ast.Attribute) and node.attr in OBSCURING_ATTRIBUTES:
+            found.append(f"reaches into a function's or class's internals ({node.attr})")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for module in modules:
+                top = module.split(".")[0]
+                if top in OBSCURING_MODULES:
+                    found.append(f"{OBSCURING_MODULES[top]} ({top})")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
+                isinstance(side, ast.Constant) and isinstance(side.value, str)
+                for side in (node.left, node.right)):
+            # "back" + "ward": a name spelled in pieces, so no scan can read it
+            found.append(f"builds a name from pieces of text ({node.left.value!r} + ...)")
+        if _edits_module_table(node):
+            found.append("edits the module table (sys.modules)")
+    return list(dict.fromkeys(found))
+
+
+def _is_sys_modules(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "modules"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+
+
+def _edits_module_table(node: ast.AST) -> bool:
+    """``sys.modules[...] = x``, ``del sys.modules[...]``, ``sys.modules.pop(...)``, or a new
+    ``sys.modules``; ``"numpy" in sys.modules`` only reads it."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _is_sys_modules(node.value)
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _is_sys_modules(node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in MODULE_TABLE_EDITS and _is_sys_modules(node.func.value)
+    return False

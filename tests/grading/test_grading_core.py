@@ -124,3 +124,23 @@ def test_report_says_once_that_a_stub_is_not_implemented_yet():
     result.cases.append(CaseResult("trial 3: shape", False, "got (2,), expected (3,)", hint="h3"))
     text = format_check(result)
     assert "not implemented yet" not in text and "trial 3: shape: got (2,), expected (3,)" in text
+
+
+@pytest.mark.parametrize("source, flagged", [
+    ('from coursekit.grading import grade\ngrade("lab01.numpy_graph_grads", f)', False),
+    ('import sys\nprint("numpy" in sys.modules)', False),
+    ('model.eval()\nfast = torch.compile(model)', False),
+    ('message = "a" f"{x}"', False),
+    ('f = grade.__globals__["get_check"]("lab01.x").reference_impl()', True),
+    ('T = __import__("tor" + "ch")', True),
+    ('import importlib\nm = importlib.import_module("coursekit.grading.checks.lab01")', True),
+    ('from coursekit.grading.checks.lab01 import _reference_numpy_graph_grads', True),
+    ('import sys\nsys.modules["numpy"] = None', True),
+    ('import sys\nsys.modules.pop("numpy")', True),
+    ('exec("x = 1")', True),
+    ('getattr(loss, "back" + "ward")()', True),
+])
+def test_tampering_scan_flags_hidden_code_and_spares_ordinary_code(source, flagged):
+    from coursekit.grading.integrity import find_tampering
+
+    assert bool(find_tampering({"cell 3": source})) is flagged
