@@ -28,6 +28,8 @@ INTERRUPT_GRACE_S = 5.0
 STARTUP_TIMEOUT_S = 120
 MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader's memory
 MAX_OUTPUTS_PER_CELL = 500
+MAX_DISPLAY_CHARS = 2_000_000       # one rich output (image, HTML, text/plain of a display)
+MAX_PAYLOAD_CHARS = 50_000_000      # one check's observations: large tensors, never gigabytes
 
 OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
     "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
@@ -68,6 +70,14 @@ class _BoundedClient(NotebookClient):
         is_payload = MIME_TYPE in content.get("data", {})
         if len(outs) >= MAX_OUTPUTS_PER_CELL and not is_payload:
             return None
+        data = content.get("data")
+        if isinstance(data, dict):
+            size = sum(len(v) if isinstance(v, str) else len(str(v)) for v in data.values())
+            if size > (MAX_PAYLOAD_CHARS if is_payload else MAX_DISPLAY_CHARS):
+                # Kept, it would fill the grader's memory and the graded notebook on disk.
+                content["data"] = {"text/plain": f"[an output of {size:,} characters was "
+                                                 f"dropped: too large to grade or store]"}
+                content["metadata"] = {}
         if msg.get("msg_type") == "stream":
             used = sum(len(o.get("text", "")) for o in outs if o.get("output_type") == "stream")
             if used >= MAX_STREAM_CHARS:

@@ -12,7 +12,7 @@ What the kernel gets:
 * **only its own folder**: the root is an empty tmpfs; the system (``/usr``, ``/lib``, ``/etc``
   ...), the Python installation, the virtual environment and the ``coursekit`` package are
   mounted read-only; the submission's working folder is the one writable, visible folder
-  (plus a private ``/tmp``). ``course/`` (gradebook, secret, other students) and
+  (plus a private ``/tmp`` of at most TMP_MB). ``course/`` (gradebook, secret, other students) and
   ``solutions/`` are simply not there;
 * **limits**: CPU seconds (``RLIMIT_CPU``), address space (``RLIMIT_AS``, so a memory bomb
   gets ``MemoryError``), processes (``RLIMIT_NPROC``), file size; wall time is enforced by
@@ -98,7 +98,7 @@ def bwrap_command(course: Course, *, workdir: Path, runtime_dir: Path) -> list[s
            "--hostname", "sandbox",
            # Mount order matters: the private /tmp first, so that folders below /tmp mounted
            # after it (a course or runtime folder under /tmp) stay visible.
-           "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+           "--proc", "/proc", "--dev", "/dev", *_tmp_size(), "--tmpfs", "/tmp"]
     for path in readonly_paths(course):
         cmd += ["--ro-bind", str(path), str(path)]
     cmd += ["--bind", str(runtime_dir), str(runtime_dir),
@@ -108,6 +108,19 @@ def bwrap_command(course: Course, *, workdir: Path, runtime_dir: Path) -> list[s
             # is bubblewrap's init (pid 1), and parent 1 means "do not watch".
             "--setenv", "JPY_PARENT_PID", "1"]
     return cmd
+
+
+TMP_MB = 512  # /tmp is a tmpfs in memory, which the kernel's memory limit does not count
+
+
+@lru_cache(maxsize=1)
+def _tmp_size() -> tuple[str, ...]:
+    """``--size`` for the private /tmp, where bubblewrap knows it (0.8 and later)."""
+    try:
+        usage = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return ("--size", str(TMP_MB * 2**20)) if "--size" in usage.stdout + usage.stderr else ()
 
 
 def limits_command(limits: Limits) -> list[str]:

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class
+from autograder import demo_class, sandbox
 from autograder.autograde import autograde
 from autograder.gradebook import load_outcomes, open_gradebook
 
@@ -43,6 +43,21 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
 
     _write(submitted / "ada_" / lab.id, demo.release)  # the same id as "ada" once made safe
 
+    flood = demo.notebook()  # three 30 MB displays: dropped, not kept in memory and on disk
+    flood.cells.append(new_code_cell(
+        "from IPython.display import display\nfor _ in range(3):\n"
+        "    display({'text/plain': 'x' * 30_000_000}, raw=True)"))
+    _write(submitted / "flo_flood" / lab.id, flood)
+
+    filler = demo.notebook()  # /tmp is memory: it has a size, or a class could eat the RAM
+    filler.cells.append(new_code_cell(
+        "import errno\nchunk = b'x' * 2**20\nresult = 'no limit'\n"
+        "try:\n    with open('/tmp/fill', 'wb') as out:\n        for _ in range(700):\n"
+        "            out.write(chunk)\n            out.flush()\n"
+        "except OSError as error:\n    result = errno.errorcode.get(error.errno, str(error))\n"
+        "open('tmp_result.txt', 'w').write(result)"))
+    _write(submitted / "tia_tmp_filler" / lab.id, filler)
+
     mangled = demo.notebook()
     mangled.cells[0].metadata["nbgrader"] = "x"
     mangled.cells[1].metadata["nbgrader"] = {"grade_id": ["a"], "grade": True}
@@ -63,3 +78,9 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
     graded = course.autograded_dir / "wes_link_writer" / lab.id / lab.notebook
     assert graded.is_file() and not graded.is_symlink()
     assert outcomes["mo_mangled"].status in ("graded", "flagged")
+    if outcomes["ada"].sandbox.startswith("bubblewrap") and sandbox._tmp_size():
+        tmp_result = course.autograded_dir / "tia_tmp_filler" / lab.id / "tmp_result.txt"
+        assert tmp_result.read_text() == "ENOSPC"
+    assert outcomes["flo_flood"].score == pytest.approx(demo.max_score)
+    flooded = course.autograded_dir / "flo_flood" / lab.id / lab.notebook
+    assert flooded.stat().st_size < 5_000_000 and "was dropped" in flooded.read_text()
