@@ -199,6 +199,7 @@ class Grader:
             shutil.rmtree(runtime, ignore_errors=True)
         _write_graded(assembled.nb, target)
         outcome.reasons += execution.problems()
+        outcome.reasons += _drop_large_files(workdir, keep=target)
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
             if placed.role == ANSWER and run is not None and run.status == ERROR_STATUS:
@@ -235,6 +236,24 @@ def _prepare_workdir(workdir: Path, sub: Submission) -> None:
 def _checkpoints_and_links(folder: str, names: list[str]) -> set[str]:
     return {n for n in names
             if n == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, n))}
+
+
+KEEP_FILE_MB = 50  # a graded folder keeps what a TA may want to open, not a disk filler
+
+
+def _drop_large_files(workdir: Path, keep: Path) -> list[str]:
+    """Delete files over KEEP_FILE_MB that the run left in ``workdir`` (every class run would
+    otherwise keep them); the notes say which."""
+    notes = []
+    for path in sorted(workdir.rglob("*")):
+        if path == keep or path.is_symlink() or not path.is_file():
+            continue
+        size = path.stat().st_size
+        if size > KEEP_FILE_MB * 2**20:
+            path.unlink()
+            notes.append(f"{path.relative_to(workdir)} ({size / 2**20:.0f} MB) was deleted "
+                         f"after grading: files over {KEEP_FILE_MB} MB are not kept")
+    return notes
 
 
 def _write_graded(nb, target: Path) -> None:

@@ -55,7 +55,8 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
         "try:\n    with open('/tmp/fill', 'wb') as out:\n        for _ in range(700):\n"
         "            out.write(chunk)\n            out.flush()\n"
         "except OSError as error:\n    result = errno.errorcode.get(error.errno, str(error))\n"
-        "open('tmp_result.txt', 'w').write(result)"))
+        "open('tmp_result.txt', 'w').write(result)\n"
+        "with open('big.bin', 'wb') as out:\n    out.write(b'x' * 60 * 2**20)"))
     _write(submitted / "tia_tmp_filler" / lab.id, filler)
 
     mangled = demo.notebook()
@@ -81,6 +82,8 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
     if outcomes["ada"].sandbox.startswith("bubblewrap") and sandbox._tmp_size():
         tmp_result = course.autograded_dir / "tia_tmp_filler" / lab.id / "tmp_result.txt"
         assert tmp_result.read_text() == "ENOSPC"
+    assert not (course.autograded_dir / "tia_tmp_filler" / lab.id / "big.bin").exists()
+    assert any("big.bin (60 MB) was deleted" in r for r in outcomes["tia_tmp_filler"].reasons)
     assert outcomes["flo_flood"].score == pytest.approx(demo.max_score)
     flooded = course.autograded_dir / "flo_flood" / lab.id / lab.notebook
     assert flooded.stat().st_size < 5_000_000 and "was dropped" in flooded.read_text()
