@@ -7,6 +7,7 @@ read the code to confirm.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 # Constructs that change how later cells or the checks run. Legitimate lab code never needs
@@ -160,14 +161,23 @@ def _obscuring(tree: ast.AST) -> list[str]:
                 top = module.split(".")[0]
                 if top in OBSCURING_MODULES:
                     found.append(f"{OBSCURING_MODULES[top]} ({top})")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
-                isinstance(side, ast.Constant) and isinstance(side.value, str)
-                for side in (node.left, node.right)):
+        elif _name_in_pieces(node):
             # "back" + "ward": a name spelled in pieces, so no scan can read it
             found.append(f"builds a name from pieces of text ({node.left.value!r} + ...)")
         if _edits_module_table(node):
             found.append("edits the module table (sys.modules)")
     return list(dict.fromkeys(found))
+
+
+def _name_in_pieces(node: ast.AST) -> bool:
+    """Two string literals added into something shaped like a name or a dotted path; text
+    for people (``"loss: " + "nan"``) has spaces or punctuation and is left alone."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return False
+    sides = (node.left, node.right)
+    if not all(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in sides):
+        return False
+    return re.fullmatch(r"[A-Za-z_][\w.]*", node.left.value + node.right.value) is not None
 
 
 def _is_sys_modules(node: ast.AST) -> bool:

@@ -131,6 +131,7 @@ def test_report_says_once_that_a_stub_is_not_implemented_yet():
     ('import sys\nprint("numpy" in sys.modules)', False),
     ('model.eval()\nfast = torch.compile(model)', False),
     ('message = "a" f"{x}"', False),
+    ('raise ValueError("batch_size must be " + "positive")', False),
     ('f = grade.__globals__["get_check"]("lab01.x").reference_impl()', True),
     ('T = __import__("tor" + "ch")', True),
     ('import importlib\nm = importlib.import_module("coursekit.grading.checks.lab01")', True),
