@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import find_forbidden
+from coursekit.grading.integrity import find_forbidden, find_tampering
 from coursekit.grading.program import get_check
 from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, public_seed
 
@@ -35,6 +35,7 @@ class Validation:
     notebook: Path
     cells: list[CellScore] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    tampering: list[str] = field(default_factory=list)
     skipped: int = 0
 
     @property
@@ -43,7 +44,7 @@ class Validation:
 
     @property
     def ok(self) -> bool:
-        return bool(self.checks) and all(c.passed for c in self.checks)
+        return bool(self.checks) and all(c.passed for c in self.checks) and not self.tampering
 
     def report(self) -> str:
         lines = [f"coursekit validate {self.notebook.name} (visible checks, public seeds; "
@@ -59,7 +60,7 @@ class Validation:
                     if details and details[0] == f"{check.cases_passed}/{check.cases} cases passed":
                         details = details[1:]  # the header above says it already
                     lines += [f"      {line}" for line in details]
-        lines += [f"! {problem}" for problem in self.problems]
+        lines += [f"! {problem}" for problem in self.problems + self.tampering]
         if not self.checks:
             lines.append(f"{FAIL} no visible checks found in this notebook")
         if self.skipped:
@@ -137,6 +138,12 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
+    student_code = {f"cell {c.index + 1}": c.source for c in notebook.cells
+                    if c.cell.cell_type == "code" and (c.role == ANSWER or (
+                        c.role == PLAIN and release_ids is not None
+                        and c.cell.get("id") not in release_ids))}
+    result.tampering = [f"grading would score this notebook 0 and flag it for a TA: {finding}"
+                        for finding in find_tampering(student_code)]
     previous = -1
     for cell in notebook.cells:
         if cell.role != CHECKS:

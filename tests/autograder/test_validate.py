@@ -85,3 +85,14 @@ def test_validate_finds_the_lab_of_a_renamed_copy_by_its_graded_cells(tmp_path, 
     assert cli(["validate", str(path)]) == 1
     out = capsys.readouterr().out
     assert "lab03.sigmoid" in out and "lab00." not in out
+
+
+@pytest.mark.slow
+def test_validate_warns_before_grading_would_flag_the_notebook(fixture_course, capsys):
+    demo = demo_class.demo_lab(fixture_course, fixture_course.labs[0])
+    nb = demo.notebook()
+    nb.cells.append(nbformat.v4.new_code_cell('exec("print(1)")'))
+    path = _write(nb, fixture_course.release_dir / "labfx", "exec.ipynb")
+    assert cli(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "grading would score this notebook 0 and flag it for a TA" in out and "exec" in out
