@@ -175,7 +175,8 @@ class Grader:
         target = workdir / context.lab.notebook
         outcome.notebook_file = str(target.relative_to(self.course.root))
 
-        tampering = find_tampering(assembled.student_code(context.release_sources))
+        tampering = find_tampering({**assembled.student_code(context.release_sources),
+                                    **_python_files(sub)})
         if tampering:
             reason = f"{TAMPERING}: " + "; ".join(str(f) for f in tampering)
             outcome.status, outcome.flagged = FLAGGED, True
@@ -213,6 +214,20 @@ class Grader:
                 if check.message.startswith(DELEGATION):
                     outcome.reasons.append(f"{check.check}: {check.message}")
         return outcome
+
+
+def _python_files(sub: Submission) -> dict[str, str]:
+    """The ``.py`` files handed in next to the notebook: the notebook can import them, so
+    they are scanned like its cells."""
+    if sub.folder is None:
+        return {}
+    files = {}
+    for path in sorted(sub.folder.rglob("*.py")):
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 2**20:
+            continue
+        files[f"file {path.relative_to(sub.folder).as_posix()}"] = path.read_text(
+            encoding="utf-8", errors="replace")
+    return files
 
 
 def _prepare_workdir(workdir: Path, sub: Submission) -> None:

@@ -20,10 +20,7 @@ TAMPERING = {
     "register_magic_function": "defines a magic",
     "settrace": "installs a trace function",
     "setprofile": "installs a profile function",
-    "__builtins__": "changes Python's builtins",
-    "builtins": "changes Python's builtins",
     "coursekit.grading": "touches the grading code",
-    "ctypes": "uses ctypes",
     "gc.get_objects": "walks the interpreter's objects",
     "gc.get_referrers": "walks the interpreter's objects",
 }
@@ -33,13 +30,17 @@ GRADING_API = {"coursekit.grading", "coursekit.grading.grade"}
 
 # Constructs that hide which code runs, so that neither scan can read it (a forbidden module
 # imported by a computed name, a reference fetched through a function's globals). Lab code
-# never needs them; they are matched exactly, so `model.eval()` or `torch.compile` are fine.
+# never needs them; calls are matched by their bare name, so `model.eval()` or
+# `torch.compile` are fine, and so is a function of the student's own called `eval`.
 OBSCURING_CALLS = {"__import__": "imports by a computed name", "exec": "runs code from a string",
-                   "eval": "runs code from a string", "globals": "reads the module's globals"}
+                   "eval": "runs code from a string"}
 OBSCURING_ATTRIBUTES = {"__globals__", "__code__", "__closure__", "__subclasses__",
                         "__getattribute__"}
-OBSCURING_MODULES = {"importlib": "imports by a computed name", "base64": "decodes hidden code",
-                     "marshal": "loads compiled code"}
+OBSCURING_MODULES = {"marshal": "loads compiled code", "pkgutil": "resolves names from text",
+                     "runpy": "runs modules by name", "ctypes": "uses ctypes"}
+# importlib.reload is an everyday habit; these import a module whose name is computed.
+IMPORTLIB_BY_NAME = ("importlib.import_module", "importlib.util", "importlib.machinery",
+                     "importlib.__import__")
 MODULE_TABLE_EDITS = {"pop", "update", "setdefault", "clear", "__setitem__", "__delitem__"}
 
 
@@ -73,8 +74,10 @@ def _parse(source: str) -> ast.AST | None:
         return None
 
 
-def _dotted_names(tree: ast.AST) -> list[str]:
-    """Every module path and attribute chain the code names, with import aliases resolved."""
+def _dotted_names(tree: ast.AST, strings: bool = True) -> list[str]:
+    """Every module path and attribute chain the code names, with import aliases resolved;
+    with ``strings``, also its text constants (literal pieces joined first, so ``"back" +
+    "ward"`` reads as ``backward``) and the attributes ``getattr`` is asked for."""
     aliases: dict[str, str] = {}
     names: list[str] = []
     for node in ast.walk(tree):
@@ -102,9 +105,47 @@ def _dotted_names(tree: ast.AST) -> list[str]:
             names.append("." + node.attr)
         elif isinstance(node, ast.Name):
             names.append(aliases.get(node.id, node.id))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.append(node.value)
+        elif strings:
+            text = _folded(node)
+            if text is not None:
+                names.append(text)
+            if isinstance(node, ast.Call) and _looks_up_attributes(node.func):
+                for arg in node.args[1:] if _is_name(node.func, "getattr", "hasattr") else node.args:
+                    text = _folded(arg)
+                    if text is not None:
+                        names += ["." + part for part in text.split(".")]
     return names
+
+
+def _is_name(node: ast.AST, *ids: str) -> bool:
+    return isinstance(node, ast.Name) and node.id in ids
+
+
+def _looks_up_attributes(func: ast.AST) -> bool:
+    """``getattr``/``hasattr``, or ``operator.attrgetter``/``methodcaller`` (by any path)."""
+    return _is_name(func, "getattr", "hasattr", "attrgetter", "methodcaller") or (
+        isinstance(func, ast.Attribute) and func.attr in ("attrgetter", "methodcaller"))
+
+
+def _folded(node: ast.AST) -> str | None:
+    """The text of a string literal, of literals added together, of an f-string without
+    variables, or of ``"".join`` over literals; None for anything computed at run time."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join" and len(node.args) == 1
+            and isinstance(node.args[0], (ast.List, ast.Tuple))):
+        glue = _folded(node.func.value)
+        parts = [_folded(e) for e in node.args[0].elts]
+        if glue is not None and all(p is not None for p in parts):
+            return glue.join(parts)
+    return None
 
 
 def _matches(name: str, pattern: str) -> bool:
@@ -136,7 +177,9 @@ def find_tampering(cells: dict[str, str]) -> list[Finding]:
     findings = []
     for cell, source in cells.items():
         tree = _parse(source)
-        names = _dotted_names(tree) if tree is not None else []
+        # Code, not text: a string that mentions "coursekit.grading" changes nothing by itself
+        # (computed imports are flagged on their own).
+        names = _dotted_names(tree, strings=False) if tree is not None else []
         for pattern, what in TAMPERING.items():
             hit = any((n == pattern or n.startswith(pattern + ".") or n.endswith("." + pattern)
                        or n == "." + pattern) and n not in GRADING_API for n in names)
@@ -149,9 +192,15 @@ def find_tampering(cells: dict[str, str]) -> list[Finding]:
 
 def _obscuring(tree: ast.AST) -> list[str]:
     found: list[str] = []
+    own = _defined_names(tree)
+    names = set(_dotted_names(tree, strings=False))
+    if any(n.startswith(IMPORTLIB_BY_NAME) for n in names):
+        found.append("imports by a computed name (importlib)")
+    if "grade" in own:
+        found.append("defines its own grade(), which the checks cells would call")
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in OBSCURING_CALLS:
+                and node.func.id in OBSCURING_CALLS and node.func.id not in own:
             found.append(f"{OBSCURING_CALLS[node.func.id]} ({node.func.id})")
         elif isinstance(node, ast.Attribute) and node.attr in OBSCURING_ATTRIBUTES:
             found.append(f"reaches into a function's or class's internals ({node.attr})")
@@ -161,23 +210,58 @@ def _obscuring(tree: ast.AST) -> list[str]:
                 top = module.split(".")[0]
                 if top in OBSCURING_MODULES:
                     found.append(f"{OBSCURING_MODULES[top]} ({top})")
-        elif _name_in_pieces(node):
-            # "back" + "ward": a name spelled in pieces, so no scan can read it
-            found.append(f"builds a name from pieces of text ({node.left.value!r} + ...)")
         if _edits_module_table(node):
             found.append("edits the module table (sys.modules)")
+        if _edits_namespace(node):
+            found.append("changes Python's builtins or the notebook's globals")
     return list(dict.fromkeys(found))
 
 
-def _name_in_pieces(node: ast.AST) -> bool:
-    """Two string literals added into something shaped like a name or a dotted path; text
-    for people (``"loss: " + "nan"``) has spaces or punctuation and is left alone."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
-        return False
-    sides = (node.left, node.right)
-    if not all(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in sides):
-        return False
-    return re.fullmatch(r"[A-Za-z_][\w.]*", node.left.value + node.right.value) is not None
+def _defined_names(tree: ast.AST) -> set[str]:
+    """Names the code binds itself: functions, classes, assignments, imports, parameters."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            # Importing the real grade() again is what the setup cell does: not a definition.
+            names.update(a.asname or a.name for a in node.names
+                         if not (node.module == "coursekit.grading" and a.name == "grade"
+                                 and a.asname in (None, "grade")))
+    return names
+
+
+_NAMESPACES = {"builtins", "__builtins__"}
+
+
+def _is_namespace(node: ast.AST) -> bool:
+    """``builtins``, ``__builtins__``, ``globals()``, ``vars(builtins)``, ``builtins.__dict__``."""
+    if isinstance(node, ast.Name):
+        return node.id in _NAMESPACES
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id == "globals" or (
+            node.func.id == "vars" and len(node.args) == 1 and _is_namespace(node.args[0]))
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return _is_namespace(node.value)
+    return False
+
+
+def _edits_namespace(node: ast.AST) -> bool:
+    """An assignment into builtins or the globals (``builtins.print = f``,
+    ``globals()["grade"] = f``, ``setattr(builtins, ...)``, ``globals().update(...)``);
+    reading them (``builtins.sum``, ``name in globals()``) is fine."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return _is_namespace(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("setattr", "delattr") and node.args:
+        return _is_namespace(node.args[0])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in MODULE_TABLE_EDITS and _is_namespace(node.func.value)
+    return False
 
 
 def _is_sys_modules(node: ast.AST) -> bool:

@@ -59,6 +59,16 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
         "with open('big.bin', 'wb') as out:\n    out.write(b'x' * 60 * 2**20)"))
     _write(submitted / "tia_tmp_filler" / lab.id, filler)
 
+    # A one-cell cheat: its own grade() hands the checks the reference instead of the answer.
+    regrader = demo.release
+    regrader.cells.append(new_code_cell(
+        "_real = grade\ndef grade(name, impl, **kw):\n    return _real(name, impl, **kw)"))
+    _write(submitted / "reg_regrade" / lab.id, regrader)
+
+    helper = demo.notebook()  # code in a .py file handed in with the notebook is scanned too
+    _write(submitted / "hal_helper" / lab.id, helper)
+    (submitted / "hal_helper" / lab.id / "helpers.py").write_text('exec("x = 1")\n')
+
     mangled = demo.notebook()
     mangled.cells[0].metadata["nbgrader"] = "x"
     mangled.cells[1].metadata["nbgrader"] = {"grade_id": ["a"], "grade": True}
@@ -84,6 +94,8 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
         assert tmp_result.read_text() == "ENOSPC"
     assert not (course.autograded_dir / "tia_tmp_filler" / lab.id / "big.bin").exists()
     assert any("big.bin (60 MB) was deleted" in r for r in outcomes["tia_tmp_filler"].reasons)
+    assert outcomes["reg_regrade"].flagged and outcomes["reg_regrade"].score == 0.0
+    assert outcomes["hal_helper"].flagged and any("helpers.py" in r for r in outcomes["hal_helper"].reasons)
     assert outcomes["flo_flood"].score == pytest.approx(demo.max_score)
     flooded = course.autograded_dir / "flo_flood" / lab.id / lab.notebook
     assert flooded.stat().st_size < 5_000_000 and "was dropped" in flooded.read_text()

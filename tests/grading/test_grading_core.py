@@ -139,9 +139,32 @@ def test_report_says_once_that_a_stub_is_not_implemented_yet():
     ('import sys\nsys.modules["numpy"] = None', True),
     ('import sys\nsys.modules.pop("numpy")', True),
     ('exec("x = 1")', True),
-    ('getattr(loss, "back" + "ward")()', True),
+    ('def grade(name, impl, **kw):\n    pass', True),
+    ('globals()["grade"] = print', True),
+    ('import builtins\nbuiltins.print = len', True),
+    ('import ctypes', True),
+    # Ordinary code that an honest student writes
+    ('def defined(name):\n    return name in globals()', False),
+    ('def eval(f, *args):\n    return f(*args)\n\neval(len, [1, 2])', False),
+    ('OUT_FILE = "weights" + ".npy"', False),
+    ('import importlib\nimportlib.reload(helpers)', False),
+    ('import builtins\ntotal = builtins.sum(xs)', False),
+    ('same = type(v).__module__ == "builtins"', False),
 ])
 def test_tampering_scan_flags_hidden_code_and_spares_ordinary_code(source, flagged):
     from coursekit.grading.integrity import find_tampering
 
     assert bool(find_tampering({"cell 3": source})) is flagged
+
+
+@pytest.mark.parametrize("source", [
+    'getattr(loss, "back" + "ward")()',
+    'getattr(loss, "backward")()',
+    'T = __import__("tor" + "ch")',
+    'name = "".join(["tor", "ch"])',
+    'from operator import methodcaller\nmethodcaller("backward")(loss)',
+])
+def test_delegation_scan_reads_names_spelled_in_pieces(source):
+    from coursekit.grading.integrity import find_forbidden
+
+    assert find_forbidden({"cell 3": source}, ("torch", ".backward"))
