@@ -38,8 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import DELEGATION, find_forbidden, find_tampering
-from coursekit.grading.program import get_check
+from coursekit.grading.integrity import DELEGATION, find_tampering
 from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, hidden_seed, public_seed
 
 from . import cells as lab_cells
@@ -52,7 +51,7 @@ from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
 from .manifest import Course, Lab
 from .release import release_notebook
-from .score import score_notebook
+from .score import delegation, score_notebook
 
 GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
 TAMPERING = "flagged for a TA: the submission changes how notebooks run or are graded"
@@ -99,15 +98,9 @@ def forbidden_findings(context: LabContext, assembled: Assembled) -> dict:
         index = assembled.index_of(cell.grade_id)
         if index is None:
             continue
-        covered = assembled.covered_code(index, context.release_ids)
-        for call in cell.calls:
-            try:
-                forbid = get_check(call.check).forbid
-            except KeyError:
-                continue
-            hits = find_forbidden(covered, forbid) if forbid else []
-            if hits:
-                found.setdefault(cell.grade_id, {})[call.check] = hits
+        hits = delegation(cell.calls, assembled.covered_code(index, context.release_ids))
+        if hits:
+            found[cell.grade_id] = hits
     return found
 
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursekit.grading.encoding import MIME_TYPE, encode, encode_error
-from coursekit.grading.integrity import find_forbidden
 from coursekit.grading.program import get_check, run_program
 from coursekit.grading.seeds import hidden_seed, public_seed
 
@@ -35,7 +34,7 @@ from . import cells as lab_cells
 from .cells import ANSWER, CHECKS, SETUP, LabCell
 from .manifest import Course, Lab, load_course
 from .release import release_notebook
-from .score import CellScore, score_checks_cell
+from .score import CellScore, delegation, score_checks_cell
 
 MUTANT_SECRET = "mutant-suite"  # hidden seeds of the suite: fixed, so a run is reproducible
 MIN_MUTANTS = 3
@@ -128,13 +127,8 @@ class Harness:
         covered = {f"answer {cell.grade_id}": (code if cell.grade_id == answer_id
                                                else cell.source) for cell in earlier
                    if cell in self.source.covered_answers(checks)}
-        forbidden = {}
-        for call in checks.calls:
-            hits = find_forbidden(covered, get_check(call.check).forbid)
-            if hits:
-                forbidden[call.check] = hits
         return score_checks_cell(checks, {"outputs": published}, seed_of=self.seed,
-                                 forbidden=forbidden,
+                                 forbidden=delegation(checks.calls, covered),
                                  reason_if_missing="the checks cell raised before this call")
 
     def seed(self, check: str, hidden: bool) -> int:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from coursekit.grading.encoding import MIME_TYPE
-from coursekit.grading.integrity import Finding, delegation_message
+from coursekit.grading.integrity import Finding, delegation_message, find_forbidden
+from coursekit.grading.program import get_check
 from coursekit.grading.report import format_check
 from coursekit.grading.verdict import CheckResult, decode_payload, judge
 
@@ -101,6 +102,22 @@ def _message(result: CheckResult) -> str:
     n_pass = sum(c.passed for c in result.cases)
     details = textwrap.dedent("\n".join(format_check(result).splitlines()[1:]))
     return f"{n_pass}/{len(result.cases)} cases passed\n{details}".strip()
+
+
+def delegation(calls: list[GradeCall], covered: dict[str, str]) -> dict[str, list[Finding]]:
+    """``{check: findings}``: uses of what each check's exercise rebuilds in ``covered``
+    (``{label: source}`` of the code that checks cell covers); unknown checks are skipped,
+    the scorer reports them."""
+    found = {}
+    for call in calls:
+        try:
+            forbid = get_check(call.check).forbid
+        except KeyError:
+            continue
+        hits = find_forbidden(covered, forbid) if forbid else []
+        if hits:
+            found[call.check] = hits
+    return found
 
 
 def score_checks_cell(cell: LabCell, outputs_cell, *, seed_of: Callable[[str, bool], int],

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import find_forbidden, find_tampering
-from coursekit.grading.program import get_check
+from coursekit.grading.integrity import find_tampering
 from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, public_seed
 
 from . import cells as lab_cells
@@ -25,7 +24,7 @@ from . import sandbox
 from .cells import ANSWER, CHECKS, PLAIN
 from .execute import run_notebook
 from .manifest import Course, Lab, ManifestError, find_root, load_course
-from .score import CellScore, missing_reason, score_checks_cell
+from .score import CellScore, delegation, missing_reason, score_checks_cell
 
 PASS, FAIL = "✓", "✗"
 
@@ -138,35 +137,25 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
-    student_code = {f"cell {c.index + 1}": c.source for c in notebook.cells
-                    if c.cell.cell_type == "code" and (c.role == ANSWER or (
-                        c.role == PLAIN and release_ids is not None
-                        and c.cell.get("id") not in release_ids))}
+
+    # As the grader does: the student's code is the answer cells and the cells the student
+    # added (only known when the release is at hand).
+    def students(c) -> bool:
+        return c.cell.cell_type == "code" and (c.role == ANSWER or (
+            c.role == PLAIN and release_ids is not None and c.cell.get("id") not in release_ids))
+
     result.tampering = [f"grading would score this notebook 0 and flag it for a TA: {finding}"
-                        for finding in find_tampering(student_code)]
+                        for finding in find_tampering({f"cell {c.index + 1}": c.source
+                                                       for c in notebook.cells if students(c)})]
     previous = -1
     for cell in notebook.cells:
         if cell.role != CHECKS:
             continue
-        # As the grader does: answer cells since the previous checks cell, and cells the
-        # student added there (only known when the release is at hand).
         covered = {f"cell {c.index + 1}" + (f" ({c.grade_id})" if c.grade_id else ""): c.source
-                   for c in notebook.cells[previous + 1:cell.index]
-                   if c.cell.cell_type == "code" and (c.role == ANSWER or (
-                       c.role == PLAIN and release_ids is not None
-                       and c.cell.get("id") not in release_ids))}
+                   for c in notebook.cells[previous + 1:cell.index] if students(c)}
         previous = cell.index
-        forbidden = {}
-        for call in cell.calls:
-            try:
-                forbid = get_check(call.check).forbid
-            except KeyError:
-                continue
-            hits = find_forbidden(covered, forbid) if forbid else []
-            if hits:
-                forbidden[call.check] = hits
         result.cells.append(score_checks_cell(
             cell, nb.cells[cell.index], seed_of=lambda name, hidden: public_seed(name),
-            reason_if_missing=missing_reason(execution, cell.index), forbidden=forbidden,
-            include_hidden=False))
+            reason_if_missing=missing_reason(execution, cell.index),
+            forbidden=delegation(cell.calls, covered), include_hidden=False))
     return result
