@@ -35,14 +35,6 @@ def _resolve(axis: Any, keepdims: bool, dim: Any, keepdim: bool | None) -> tuple
     return (tuple(axis) if isinstance(axis, list) else axis), bool(keepdims)
 
 
-def _expand_reduced(grad: np.ndarray, ctx: Context) -> np.ndarray:
-    """The gradient of a reduction's output, broadcast back to the input's shape: the reduced
-    axes are put back (size 1) and stretched. broadcast_to makes a read-only view, not a copy."""
-    if not ctx.keepdims and ctx.axis is not None:
-        grad = np.expand_dims(grad, _axes(ctx.axis, len(ctx.in_shape)))
-    return np.broadcast_to(grad, ctx.in_shape)
-
-
 class Sum(Function):
     """$f(x) = \\sum_i x_i$ over ``axis``"""
 
@@ -55,8 +47,11 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, None, None]:
-        # Every summed element gets the upstream gradient of its sum.
-        return _expand_reduced(grad, ctx), None, None
+        # Every summed element gets the upstream gradient of its sum: put the reduced axes
+        # back (size 1) and broadcast. broadcast_to makes a read-only view, not a copy.
+        if not ctx.keepdims and ctx.axis is not None:
+            grad = np.expand_dims(grad, _axes(ctx.axis, len(ctx.in_shape)))
+        return np.broadcast_to(grad, ctx.in_shape), None, None
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
@@ -66,24 +61,20 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, ke
 
 
 class Mean(Function):
-    """$f(x) = \\frac{1}{n} \\sum_i x_i$ over ``axis`` ($n$ elements per output)"""
+    """$f(x) = \\frac{1}{n} \\sum_i x_i$ over ``axis`` ($n$ elements per output): Sum, scaled"""
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
-        ctx.in_shape = x.shape
-        ctx.axis = axis
-        ctx.keepdims = keepdims
-        n = 1
-        for a in _axes(axis, x.ndim):
-            n *= x.shape[a]
+        total = Sum.forward(ctx, x, axis, keepdims)
+        n = x.size // total.size if total.size else 0  # elements behind each output
         # A Python float keeps float32 float32; the mean of nothing is NaN, as in torch.
         ctx.scale = 1 / n if n else float("nan")
-        return np.asarray(x.sum(axis=axis, keepdims=keepdims) * ctx.scale)
+        return np.asarray(total * ctx.scale)
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, None, None]:
         # Each of the n averaged elements gets 1/n of its mean's gradient.
-        return _expand_reduced(grad * ctx.scale, ctx), None, None
+        return Sum.backward(ctx, grad * ctx.scale)
 
 
 def mean(x: Any, axis: Any = None, keepdims: bool = False, *, dim: Any = None, keepdim: bool | None = None) -> Tensor:
