@@ -52,8 +52,7 @@ class _Candidate:
 
 def student_id(name: str) -> str:
     """A student id from a folder or archive name: safe for paths and the gradebook."""
-    stem = name[:-4] if name.lower().endswith(".zip") else name
-    return re.sub(r"[^A-Za-z0-9_.@+-]+", "_", stem).strip("._") or "student"
+    return re.sub(r"[^A-Za-z0-9_.@+-]+", "_", _stem(name)).strip("._") or "student"
 
 
 def student_entries(submitted_dir: Path) -> dict[str, Path]:
@@ -66,8 +65,7 @@ def student_entries(submitted_dir: Path) -> dict[str, Path]:
             continue
         if entry.is_dir() or (entry.is_file() and entry.suffix.lower() == ".zip"):
             sid = student_id(entry.name)
-            stem = entry.name[:-4] if entry.suffix.lower() == ".zip" else entry.name
-            if sid in entries and _stem(entries[sid]) == stem:
+            if sid in entries and _stem(entries[sid].name) == _stem(entry.name):
                 # alice/ and alice.zip are one student's two hand-ins: the folder wins.
                 if entry.is_dir():
                     entries[sid] = entry
@@ -80,8 +78,9 @@ def student_entries(submitted_dir: Path) -> dict[str, Path]:
     return entries
 
 
-def _stem(entry: Path) -> str:
-    return entry.name[:-4] if entry.suffix.lower() == ".zip" else entry.name
+def _stem(name: str) -> str:
+    """A hand-in's name without ``.zip``: alice/ and alice.zip are the same student's."""
+    return name[:-4] if name.lower().endswith(".zip") else name
 
 
 def _free_id(sid: str, taken: dict[str, Path]) -> str:
