@@ -13,6 +13,7 @@ import secrets
 import sys
 import tomllib
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,11 +33,19 @@ class Lab:
     cell_timeout_s: float
     time_limit_s: float
     memory_mb: int
+    # The lab's reference answers in the library (paths under the course root, a package
+    # folder or one file): they enter the student build only once the lab is revealed.
+    reveals: tuple[str, ...] = ()
+    reveal_after: date | None = None   # None: never revealed until `coursekit reveal`
 
     @property
     def notebook(self) -> str:
         """The notebook's file name: the lab id is also the notebook's stem."""
         return f"{self.id}.ipynb"
+
+    def revealed(self, today: date | None = None) -> bool:
+        """Whether students may read this lab's reference code (on ``today``, default: now)."""
+        return self.reveal_after is not None and (today or date.today()) >= self.reveal_after
 
 
 @dataclass(frozen=True)
@@ -156,6 +165,26 @@ class Course:
         return env
 
 
+def _reveals(path: Path, block: dict) -> tuple[str, ...]:
+    value = block.get("reveals", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{path}: lab {block['id']!r}: reveals must be a list of paths, "
+                            f"e.g. [\"coursekit/autograd\"]")
+    return tuple(value)
+
+
+def _reveal_date(path: Path, block: dict) -> date | None:
+    """``reveal_after`` as a date: TOML's own date (2027-03-01) or a quoted ISO string."""
+    value = block.get("reveal_after")
+    if value is None or isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise ManifestError(f"{path}: lab {block['id']!r}: reveal_after = {value!r} is not a "
+                            f"date; write it as \"YYYY-MM-DD\"") from None
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder at or above ``start`` (default: the current one) holding
     ``course/course.toml``; the repository itself when there is none."""
@@ -194,7 +223,8 @@ def load_course(root: Path | str | None = None) -> Course:
             id=str(block["id"]), title=str(block["title"]), points=float(block["points"]),
             cell_timeout_s=float(block.get("cell_timeout_s", defaults["cell_timeout_s"])),
             time_limit_s=float(block.get("time_limit_s", defaults["time_limit_s"])),
-            memory_mb=int(block.get("memory_mb", defaults["memory_mb"]))))
+            memory_mb=int(block.get("memory_mb", defaults["memory_mb"])),
+            reveals=_reveals(path, block), reveal_after=_reveal_date(path, block)))
     check_path = tuple((path.parent / p).resolve() for p in course.get("check_path", []))
     return Course(root=root, name=str(course.get("name", root.name)), labs=tuple(labs),
                   check_path=check_path,

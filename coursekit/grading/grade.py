@@ -27,7 +27,16 @@ MODE_ENV = "COURSEKIT_MODE"
 
 
 class CheckFailed(AssertionError):
-    """A check found differences from the reference; the message lists them."""
+    """A check found differences from the reference; the report printed above lists them.
+
+    IPython shows what ``_render_traceback_`` returns in place of the traceback, so a failed
+    check ends with one red line under its report instead of a trace through this module. The
+    cell still raises: the kernel reports an error, and nbgrader, nbval and ``validate`` see
+    the cell as failed.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[0;31mCheckFailed\x1b[0m: {self}"]
 
 
 def grading_mode() -> bool:
