@@ -74,15 +74,38 @@ def _compare(got: Any, expected: Any, rtol: float, atol: float, names: tuple[str
                 return message
         return None
     if isinstance(expected, MetaTensor):
-        return None if got == expected else f"{_where(path)}got {got!r}, expected {expected!r}"
+        return _compare_meta(got, expected, path)
     if isinstance(expected, (bool, int, np.integer, str)) or expected is None:
-        if isinstance(got, np.ndarray) and got.ndim == 0:
-            got = got.item()
+        if isinstance(got, np.ndarray) and got.size == 1 and not isinstance(expected, str):
+            got = got.reshape(-1)[0].item()
+        # Only plain scalars are compared with ``==``: an array (or anything else) on the left
+        # would broadcast, and the truth value of the result is ambiguous.
+        plain = got is None or isinstance(got, (bool, int, float, str))
         same_kind = isinstance(got, bool) == isinstance(expected, bool)
-        if same_kind and got == expected:
+        if plain and same_kind and got == expected:
             return None
-        return f"{_where(path)}got {got!r}, expected {expected!r}"
+        shown = describe(got) if isinstance(got, np.ndarray) else repr(got)
+        return f"{_where(path)}got {shown}, expected {expected!r}"
     return f"{_where(path)}cannot compare {describe(got)} with {describe(expected)}"
+
+
+def _compare_meta(got: Any, expected: MetaTensor, path: str) -> str | None:
+    """A tensor on the ``meta`` device is expected: only its shape, dtype and device count."""
+    if isinstance(got, MetaTensor):
+        if got == expected:
+            return None
+        what = [f"{name} {g} where {e} was expected" for name, g, e in (
+            ("shape", got.shape, expected.shape), ("dtype", got.dtype, expected.dtype),
+            ("device", got.device, expected.device)) if g != e]
+        return f"{_where(path)}got a tensor with {'; '.join(what)}"
+    if isinstance(got, np.ndarray):
+        # A torch tensor with data arrives as an array: it was not on the meta device. Torch
+        # lets in-place ops mix a CPU tensor with meta ones, so such a tensor can reach here.
+        return (f"{_where(path)}got a cpu tensor of shape {tuple(got.shape)} where a meta "
+                f"tensor was expected ({expected!r}): something in it was made on the CPU "
+                f"(torch.zeros(n) without device=, a .cpu() or .numpy() round trip); create "
+                f"it with device=x.device, torch.zeros_like(x) or x.new_zeros(n)")
+    return f"{_where(path)}got {describe(got)}, expected a meta tensor ({expected!r})"
 
 
 def _compare_arrays(got: Any, expected: np.ndarray, rtol: float, atol: float,

@@ -121,10 +121,18 @@ def _op_cases(impl, label: str, op: str, make: Callable, arrays: tuple, grad: np
     def build():
         return make(*(Node(a, requires_grad=True) for a in arrays))
 
-    # The forward code is given in the lab: its case is shown but carries no points.
-    yield Case(f"{label}: forward value", lambda: build().data, hint=OP_HINTS[op], weight=0)
-    yield Case(f"{label}: backward_fn(grad)", lambda: tuple(build().backward_fn(grad)),
-               hint=OP_HINTS[op], names=tuple(f"gradient for {n}" for n in input_names))
+    def run():
+        out = build()
+        grads = tuple(out.backward_fn(grad))
+        if len(grads) != len(input_names):
+            raise ValueError(f"backward_fn returned {len(grads)} gradients for "
+                             f"{len(input_names)} inputs ({', '.join(input_names)})")
+        return (out.data, *grads)
+
+    # The forward code is given in the lab; its value travels with the backward's, so a
+    # broken forward is named, and an untouched stub fails every case of this check.
+    yield Case(f"{label}: forward value and backward_fn(grad)", run, hint=OP_HINTS[op],
+               names=("forward value", *(f"gradient for {n}" for n in input_names)))
 
 
 @check("lab02.node_ops", reference=_reference_engine, forbid=ENGINE_FORBID)
@@ -284,7 +292,7 @@ def _leaf_arrays(rng: np.random.Generator, n: int, d: int) -> dict[str, np.ndarr
 
 def _stored(box: dict, key: str) -> Any:
     if key not in box:
-        raise EarlierStepFailed("skipped: building the graph failed (see the forward-value case)")
+        raise EarlierStepFailed("skipped: building the graph failed (see this program's toposort case)")
     if isinstance(box[key], BaseException):
         raise EarlierStepFailed(f"skipped: backward raised {type(box[key]).__name__}: {box[key]}")
     return box[key]
@@ -334,12 +342,13 @@ def engine_program(impl, rng):
             box["values"] = _run_plan(Node, plan, leaves)
             return box["values"]["loss"].data
 
-        yield Case(f"{label}: forward value of loss", build, hint=ENGINE_HINTS["forward"],
-                   weight=0)  # exercise 1's code: shown for diagnosis, no points here
-        yield Case(f"program {trial}: toposort(loss)",
-                   lambda box=box, plan=plan: _topo_verdict(
-                       impl["toposort"](_stored(box, "values")["loss"]), box["values"], plan),
-                   hint=ENGINE_HINTS["toposort"])
+        # The forward value (exercise 1's ops) travels with toposort's verdict, so a broken
+        # op is named, and an untouched stub fails every case of this check.
+        yield Case(f"{label}: forward value of loss and toposort(loss)",
+                   lambda build=build, box=box, plan=plan: (build(), _topo_verdict(
+                       impl["toposort"](box["values"]["loss"]), box["values"], plan)),
+                   hint=f"{ENGINE_HINTS['toposort']} ({ENGINE_HINTS['forward']})",
+                   names=("forward value of loss", "toposort(loss)"))
         for leaf in ("A", "B", "c", "W"):
             yield Case(f"program {trial}: gradient of leaf {leaf}",
                        lambda box=box, leaf=leaf: _ran_backward(impl, box)[leaf].grad,
