@@ -267,3 +267,40 @@ def _manual_scores(gradebook, student: str, lab: str, checks: list[StoredCheck])
         if grade.manual_score is not None:
             scores[check.cell] = float(grade.manual_score)
     return scores
+
+
+# --------------------------------------------------------------------------- similarity flags
+# A third coursekit table, written by `coursekit similarity` (autograder/similarity.py): one row
+# per flagged pair and exercise, for a TA to look at. It never touches a score.
+
+class SimilarityRow(Base):
+    __tablename__ = "coursekit_similarity"
+    __table_args__ = (UniqueConstraint("lab", "student", "other", "exercise"),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    lab = Column(String(128), nullable=False)
+    student = Column(String(128), nullable=False)
+    other = Column(String(256), nullable=False)      # a classmate, or "reference:<path>"
+    exercise = Column(String(128), nullable=False)   # the answer cell's grade id
+    similarity = Column(Float, nullable=False)
+    tokens = Column(Integer, nullable=False)
+    report = Column(Text, nullable=False)            # the HTML report that shows the pair
+
+
+def record_similarity(gradebook, lab: str, flagged: list, *, report: str) -> None:
+    """Replace the lab's similarity flags by ``flagged`` (:class:`autograder.similarity.Match`)."""
+    session: Session = gradebook.db
+    session.execute(delete(SimilarityRow).where(SimilarityRow.lab == lab))
+    for match in flagged:
+        session.add(SimilarityRow(lab=lab, student=match.student, other=match.other,
+                                  exercise=match.exercise, similarity=float(match.similarity),
+                                  tokens=int(match.tokens), report=report))
+    session.commit()
+
+
+def similarity_flags(gradebook, lab: str | None = None) -> list[SimilarityRow]:
+    """The stored flags (of one lab), closest pairs first."""
+    query = select(SimilarityRow)
+    if lab:
+        query = query.where(SimilarityRow.lab == lab)
+    return list(gradebook.db.execute(
+        query.order_by(SimilarityRow.lab, SimilarityRow.similarity.desc())).scalars())

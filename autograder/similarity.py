@@ -1,0 +1,254 @@
+"""Similarity: answers that match a classmate's or the reference code, flagged for a TA.
+
+For one lab, every student's answer cells (found as grading finds them: :mod:`.collect`,
+:mod:`.cells`) are fingerprinted with ``copydetect``, which tokenizes the code (names become
+one token, comments and layout vanish) and keeps a winnowed sample of its k-gram hashes, as
+MOSS does. So renamed variables, reordered functions, new comments and reformatted code keep
+their fingerprints. Code the release itself holds (stubs, docstrings, given helpers) is base
+code: its k-grams are removed before anything is compared.
+
+Each exercise (answer cell) is compared separately, student with student and student with each
+reference source (the labs' ``reveals`` and the check programs). A pair's similarity is the
+share of the smaller answer found in the other (copydetect's token coverage); a pair is flagged
+when it reaches ``threshold`` on an exercise with at least ``min_tokens`` matched tokens, since
+a few lines that everyone writes alike prove nothing. Flags go to the gradebook for a TA
+(:func:`autograder.gradebook.record_similarity`); scores are never changed here.
+
+Speed: a sparse product of the fingerprint sets counts every pair's shared hashes at once;
+only pairs that could reach the threshold are compared in full (slices, for the report).
+"""
+from __future__ import annotations
+
+import html
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import cells as lab_cells
+from .cells import ANSWER
+from .collect import FOUND, collect
+from .manifest import Course, Lab
+
+K = 25                # tokens per k-gram (copydetect's default noise threshold)
+WINDOW = 6            # winnowing window: any match of K + WINDOW - 1 tokens is always seen
+THRESHOLD = 0.6       # share of the smaller answer found in the other
+MIN_TOKENS = 60       # matched tokens below this never flag: short answers look alike
+REPORT_PAIRS = 30     # closest pairs shown in the report, flagged or not
+REFERENCE = "reference:"  # prefix of a reference source's name in results
+
+
+@dataclass
+class Document:
+    """One fingerprinted piece of code: a student's answer cell, or a reference source."""
+
+    owner: str            # student id, or "reference:<path>"
+    exercise: str         # the answer cell's grade id ("" for a reference)
+    code: str
+    fingerprint: object = field(repr=False, default=None)
+
+
+@dataclass
+class Match:
+    """One compared pair on one exercise."""
+
+    exercise: str
+    student: str
+    other: str
+    similarity: float     # share of the smaller side found in the other
+    tokens: int           # matched tokens
+    flagged: bool
+    left_html: str = ""
+    right_html: str = ""
+
+
+@dataclass
+class SimilarityRun:
+    lab: str
+    threshold: float
+    min_tokens: int
+    students: int
+    matches: list[Match]
+    report: Path | None = None
+    seconds: float = 0.0
+
+    @property
+    def flagged(self) -> list[Match]:
+        return [m for m in self.matches if m.flagged]
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+def _fingerprint(code: str, boilerplate: np.ndarray, window: int = WINDOW):
+    from copydetect import CodeFingerprint
+    return CodeFingerprint("answer.py", K, window, boilerplate=boilerplate, language="python",
+                           fp=io.StringIO(code))
+
+
+def base_hashes(code: str) -> np.ndarray:
+    """Every k-gram hash of ``code`` (no winnowing: all of the base code is excluded)."""
+    return np.array(sorted(_fingerprint(code, np.array([], dtype=np.int64), 1).hashes),
+                    dtype=np.int64)
+
+
+def release_base(course: Course, lab: Lab) -> np.ndarray:
+    """The release's own code: every code cell of the student notebook as handed out."""
+    nb = lab_cells.read_notebook(course.release_notebook(lab))
+    return base_hashes("\n\n".join(c.source for c in nb.cells if c.cell_type == "code"))
+
+
+def reference_sources(course: Course) -> dict[str, str]:
+    """``{"reference:<path>": source}``: every lab's ``reveals`` and the check programs, which
+    hold the grader's reference functions."""
+    paths: set[Path] = set()
+    for lab in course.labs:
+        for entry in lab.reveals:
+            target = course.root / entry
+            paths.update(target.rglob("*.py") if target.is_dir() else [target])
+        checks = course.root / "coursekit" / "grading" / "checks" / f"{lab.id.split('_')[0]}.py"
+        if checks.exists():
+            paths.add(checks)
+    return {f"{REFERENCE}{p.relative_to(course.root).as_posix()}": p.read_text(encoding="utf-8")
+            for p in sorted(paths) if p.is_file()}
+
+
+def answers_of(course: Course, lab: Lab, submitted_dir: Path | None = None
+               ) -> dict[str, dict[str, str]]:
+    """``{student: {answer grade id: code}}`` for every student who handed the lab in."""
+    source = lab_cells.load(course.source_notebook(lab))
+    exercises = {c.grade_id for c in source.with_role(ANSWER) if c.grade_id}
+    found: dict[str, dict[str, str]] = {}
+    for sub in collect(course, [lab], {lab.id: source.identifying_ids}, submitted_dir):
+        if sub.status != FOUND or sub.nb is None:
+            continue
+        cells = lab_cells.split(sub.nb).with_role(ANSWER)
+        found[sub.student] = {c.grade_id: c.source for c in cells
+                              if c.grade_id in exercises and isinstance(c.source, str)}
+    return found
+
+
+# --------------------------------------------------------------------------- comparison
+
+def compare_answers(answers: dict[str, dict[str, str]], base: np.ndarray,
+                    references: dict[str, str], *, threshold: float = THRESHOLD,
+                    min_tokens: int = MIN_TOKENS, keep: int = REPORT_PAIRS) -> list[Match]:
+    """Every flagged pair, plus the ``keep`` closest others (for the report), closest first.
+
+    Args:
+        answers: ``{student: {exercise: code}}``.
+        base: k-gram hashes of the release's own code (:func:`release_base`).
+        references: ``{"reference:<path>": source}`` (:func:`reference_sources`).
+    """
+    from copydetect import compare_files
+    from scipy import sparse
+
+    refs = [Document(name, "", code, _fingerprint(code, base)) for name, code in references.items()]
+    matches: list[Match] = []
+    exercises = sorted({e for per in answers.values() for e in per})
+    for exercise in exercises:
+        docs = [Document(student, exercise, per[exercise], _fingerprint(per[exercise], base))
+                for student, per in sorted(answers.items()) if per.get(exercise, "").strip()]
+        everything = docs + refs
+        # Shared hashes of every pair at once: a sparse 0/1 matrix times its transpose.
+        vocabulary: dict[int, int] = {}
+        rows, cols = [], []
+        for row, doc in enumerate(everything):
+            for h in doc.fingerprint.hashes:
+                rows.append(row)
+                cols.append(vocabulary.setdefault(int(h), len(vocabulary)))
+        if not vocabulary:
+            continue
+        matrix = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)),
+                                   shape=(len(everything), len(vocabulary)))
+        shared = (matrix[:len(docs)] @ matrix.T).tocoo()
+        sizes = np.asarray(matrix.sum(axis=1)).ravel()
+        candidates = []
+        for i, j, count in zip(shared.row, shared.col, shared.data):
+            if j <= i and j < len(docs):
+                continue  # each student pair once; never a document with itself
+            smaller = sizes[i] if j >= len(docs) else min(sizes[i], sizes[j])
+            candidates.append((count / max(smaller, 1), int(i), int(j)))
+        # Hash shares only estimate the token share: compare in full every pair that might
+        # reach the threshold, and the closest few others for the report.
+        candidates.sort(reverse=True)
+        likely = [c for c in candidates if c[0] >= threshold / 2]
+        for _, i, j in likely + candidates[len(likely):len(likely) + keep]:
+            left, right = everything[i], everything[j]
+            tokens, (sim_left, sim_right), slices = compare_files(left.fingerprint,
+                                                                  right.fingerprint)
+            # Against a reference, only the student's share counts (a reference file is long).
+            similarity = float(sim_left if right.owner.startswith(REFERENCE)
+                               else max(sim_left, sim_right))
+            flagged = similarity >= threshold and int(tokens) >= min_tokens
+            matches.append(Match(exercise, left.owner, right.owner, similarity, int(tokens),
+                                 flagged, _highlight(left.code, slices[0]),
+                                 _highlight(right.code, slices[1])))
+    matches.sort(key=lambda m: (not m.flagged, -m.similarity))
+    return [m for m in matches if m.flagged] + [m for m in matches if not m.flagged][:keep]
+
+
+def _highlight(code: str, slices) -> str:
+    from copydetect.utils import highlight_overlap
+    if len(slices) == 0 or len(slices[0]) == 0:
+        return html.escape(code)
+    highlighted, _ = highlight_overlap(code, slices, "<mark>", "</mark>", escape_html=True)
+    return highlighted
+
+
+# --------------------------------------------------------------------------- the command's work
+
+def similarity(course: Course, lab: Lab, *, submitted_dir: Path | None = None,
+               threshold: float = THRESHOLD, min_tokens: int = MIN_TOKENS,
+               report: Path | None = None, db_url: str | None = None) -> SimilarityRun:
+    """Compare the lab's hand-ins, write the HTML report, record flags in the gradebook."""
+    import time
+    started = time.perf_counter()
+    answers = answers_of(course, lab, submitted_dir)
+    matches = compare_answers(answers, release_base(course, lab), reference_sources(course),
+                              threshold=threshold, min_tokens=min_tokens)
+    run = SimilarityRun(lab.id, threshold, min_tokens, len(answers), matches)
+    run.report = report or course.course_dir / "similarity" / f"{lab.id}.html"
+    write_report(run, run.report)
+    from .gradebook import open_gradebook, record_similarity
+    gradebook = open_gradebook(db_url or course.default_db_url)
+    try:
+        record_similarity(gradebook, lab.id, run.flagged, report=str(run.report))
+    finally:
+        gradebook.close()
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+STYLE = """body{font-family:sans-serif;margin:1.5em}table.pair{width:100%;border-collapse:collapse;
+table-layout:fixed}td{vertical-align:top;border:1px solid #ccc;padding:.4em}pre{white-space:pre-wrap;
+font-size:12px;margin:0}mark{background:#ffd54f}.flag{color:#b00020;font-weight:bold}
+.summary td{border:none;padding:.1em .6em}"""
+
+
+def write_report(run: SimilarityRun, path: Path) -> Path:
+    """One HTML page: the closest pairs, the matched code highlighted side by side."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    esc = html.escape
+    parts = [f"<!doctype html><meta charset='utf-8'><title>similarity {esc(run.lab)}</title>",
+             f"<style>{STYLE}</style><h1>Similarity — {esc(run.lab)}</h1>",
+             f"<p>{run.students} students; a pair is flagged for a TA when one answer's share "
+             f"found in the other reaches {run.threshold:.0%} with at least {run.min_tokens} "
+             f"matched tokens. Code the release hands out is ignored. Flags are for a person to "
+             f"judge; no score was changed.</p>",
+             "<table class='summary'><tr><th>#</th><th>exercise</th><th>student</th>"
+             "<th>other</th><th>similarity</th><th>tokens</th><th></th></tr>"]
+    for n, m in enumerate(run.matches, start=1):
+        flag = "<span class='flag'>flagged</span>" if m.flagged else ""
+        parts.append(f"<tr><td><a href='#p{n}'>{n}</a></td><td>{esc(m.exercise)}</td>"
+                     f"<td>{esc(m.student)}</td><td>{esc(m.other)}</td>"
+                     f"<td>{m.similarity:.0%}</td><td>{m.tokens}</td><td>{flag}</td></tr>")
+    parts.append("</table>")
+    for n, m in enumerate(run.matches, start=1):
+        parts.append(f"<h2 id='p{n}'>{n}. {esc(m.exercise)}: {esc(m.student)} ↔ {esc(m.other)} "
+                     f"({m.similarity:.0%}, {m.tokens} tokens)</h2>"
+                     f"<table class='pair'><tr><th>{esc(m.student)}</th><th>{esc(m.other)}</th>"
+                     f"</tr><tr><td><pre>{m.left_html}</pre></td><td><pre>{m.right_html}</pre>"
+                     f"</td></tr></table>")
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
