@@ -108,7 +108,28 @@ def _fresh(cell: NotebookNode) -> NotebookNode:
     cell = copy.deepcopy(cell)
     if cell.cell_type == "code":
         cell.outputs, cell.execution_count = [], None
+    _runnable(cell.metadata, ("tags", _is_text_list), drop=("execution",))
     return cell
+
+
+def _runnable(metadata: dict, *kept, drop: tuple[str, ...] = ()) -> None:
+    """Remove, in place, metadata the kernel runner (nbclient) reads and would trip over:
+    ``kept`` pairs ``(key, is_valid)`` are removed when not valid, ``drop`` keys always
+    (``execution`` holds timings nbclient rewrites). Collect has checked that cells are cells;
+    what sits inside their metadata is still the student's, and never graded."""
+    for key, is_valid in kept:
+        if key in metadata and not is_valid(metadata[key]):
+            del metadata[key]
+    for key in drop:
+        metadata.pop(key, None)
+
+
+def _is_text_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _is_object(value) -> bool:
+    return isinstance(value, dict)
 
 
 def assemble(source: LabNotebook, release: LabNotebook, submitted: NotebookNode) -> Assembled:
@@ -146,6 +167,7 @@ def assemble(source: LabNotebook, release: LabNotebook, submitted: NotebookNode)
             notes.append(f"the answer cell {cell.grade_id!r} is missing from the submission")
     nb = copy.deepcopy(submitted)
     nb.cells = [p.cell for p in placed]
+    _runnable(nb.metadata, ("kernelspec", _is_object), ("language_info", _is_object))
     _unique_ids(nb)
     return Assembled(nb, placed, notes)
 

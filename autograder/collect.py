@@ -6,6 +6,15 @@ lab when it carries the grade ids of that lab's graded cells (answers, checks, w
 ``Copy of lab01.ipynb``) is found; when several match, the one with the most of the lab's ids
 wins, then the newest, and the choice is recorded. A file that is not valid notebook JSON is
 a recorded outcome ("corrupt"), as is a lab with no notebook at all ("missing").
+
+NOTE [one hand-in never stops the class]: every file is read here once, and checked for
+everything the later steps rely on (UTF-8, JSON, depth, the shape of a notebook: a list of
+cells, each with a known cell_type, text source and object metadata). A file that fails says
+why in its outcome, in words a TA can act on ("nbformat_minor is 'x', expected an integer");
+a zip member that cannot be unpacked (an unknown compression method, a damaged entry) is
+left out and named. Lone surrogates, which no file or database can store, are replaced in
+the notebook right away. Whatever else goes wrong with one student's hand-in becomes that
+student's "error" outcome; the others are collected as usual.
 """
 from __future__ import annotations
 
@@ -23,9 +32,16 @@ from nbformat import NotebookNode
 
 from . import cells as lab_cells
 from .manifest import Course, Lab
+from .safe_text import printable, without_surrogates
 
-FOUND, MISSING, CORRUPT = "found", "missing", "corrupt"
-MAX_UNPACKED_BYTES = 512 * 2**20
+FOUND, MISSING, CORRUPT, ERROR = "found", "missing", "corrupt", "error"
+MAX_UNPACKED_BYTES = 512 * 2**20   # what one archive may unpack to (a zip bomb stops here)
+MAX_MEMBERS = 10_000               # files in one archive
+MAX_FOLDER_DEPTH = 32              # folders in a member's path; lab notebooks sit 1 or 2 deep
+MAX_NOTEBOOK_BYTES = 64 * 2**20    # lab notebooks with their plots are a few MB
+MAX_JSON_DEPTH = 64                # real notebooks nest about 10 deep (widget state included)
+MAX_JSON_CONTAINERS = 2_000_000    # objects and lists: a notebook's few thousand, not millions
+CELL_TYPES = ("code", "markdown", "raw")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__MACOSX", "__pycache__"}
 
 
@@ -48,11 +64,17 @@ class _Candidate:
     nb: NotebookNode | None
     error: str
     mtime: float
+    notes: list[str] = field(default_factory=list)
+
+
+class NotANotebook(ValueError):
+    """A file that cannot be graded as a notebook; the message says why, for the student."""
 
 
 def student_id(name: str) -> str:
-    """A student id from a folder or archive name: safe for paths and the gradebook."""
-    return re.sub(r"[^A-Za-z0-9_.@+-]+", "_", _stem(name)).strip("._") or "student"
+    """A student id from a folder or archive name: safe for paths and the gradebook (and
+    short enough for any database's column)."""
+    return re.sub(r"[^A-Za-z0-9_.@+-]+", "_", _stem(name))[:100].strip("._") or "student"
 
 
 def student_entries(submitted_dir: Path) -> dict[str, Path]:
@@ -90,29 +112,221 @@ def _free_id(sid: str, taken: dict[str, Path]) -> str:
     return f"{sid}-{n}"
 
 
-def unpack(archive: Path, target: Path) -> Path:
-    """Extract ``archive`` into ``target`` (fresh), refusing paths that escape it."""
+def _shown(value: object, limit: int = 60) -> str:
+    """A value quoted in a message: its repr, cut short and printable."""
+    text = repr(value)
+    return printable(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _name(path: Path | str) -> str:
+    """A file name quoted in a message (a name's bytes need not be UTF-8)."""
+    return _shown(str(path) if isinstance(path, str) else path.as_posix(), 200)
+
+
+# --------------------------------------------------------------------------- archives
+
+class ArchiveError(ValueError):
+    """An archive that cannot be unpacked at all; the message says why."""
+
+
+def unpack(archive: Path, target: Path) -> tuple[Path, dict[str, str]]:
+    """Extract ``archive`` into ``target`` (fresh), refusing paths that escape it.
+
+    Returns the folder and ``{member name: why it was left out}`` for members that could not
+    be extracted (an unknown compression method, encryption, a damaged entry, a path nested
+    too deep or too long): the rest of the hand-in is still graded. Raises
+    :class:`ArchiveError` (or :class:`zipfile.BadZipFile`) when the archive as a whole cannot
+    be read or unpacks to more than ``MAX_UNPACKED_BYTES``.
+    """
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
     total = 0
+    left_out: dict[str, str] = {}
     with zipfile.ZipFile(archive) as zf:
-        for info in zf.infolist():
+        members = zf.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise ArchiveError(f"it holds {len(members):,} files, more than the "
+                               f"{MAX_MEMBERS:,} a hand-in may have")
+        for info in members:
             name = Path(info.filename)
-            if info.is_dir() or name.is_absolute() or ".." in name.parts:
+            if info.is_dir() or name.is_absolute() or ".." in name.parts or not name.parts:
+                continue
+            if len(name.parts) > MAX_FOLDER_DEPTH:
+                left_out[info.filename] = (f"it sits {len(name.parts) - 1} folders deep, more "
+                                           f"than {MAX_FOLDER_DEPTH}")
                 continue
             total += info.file_size
             if total > MAX_UNPACKED_BYTES:
-                raise ValueError(f"{archive.name} unpacks to more than "
-                                 f"{MAX_UNPACKED_BYTES // 2**20} MB")
-            destination = target / name
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(destination, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-            stamp = time.mktime(info.date_time + (0, 0, -1))
-            os.utime(destination, (stamp, stamp))
-    return target
+                raise ArchiveError(f"it unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB")
+            try:
+                total = _extract(zf, info, target / name, total)
+            except ArchiveError:
+                raise
+            except Exception as error:  # noqa: BLE001 — one bad member never stops the rest
+                left_out[info.filename] = _member_problem(info, error)
+    return target, left_out
 
+
+def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, destination: Path, total: int) -> int:
+    """Write one member, counting what it really unpacks to: its header may lie."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    declared = info.file_size
+    with zf.open(info) as src, open(destination, "wb") as dst:
+        written = 0
+        while chunk := src.read(2**20):
+            written += len(chunk)
+            if total - declared + written > MAX_UNPACKED_BYTES:
+                raise ArchiveError(f"it unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MB")
+            dst.write(chunk)
+    try:
+        stamp = time.mktime(info.date_time + (0, 0, -1))
+        os.utime(destination, (stamp, stamp))
+    except (OverflowError, ValueError, OSError):
+        pass  # a nonsense date: the file keeps the time it was unpacked
+    return total - declared + written
+
+
+def _member_problem(info: zipfile.ZipInfo, error: Exception) -> str:
+    if isinstance(error, NotImplementedError):
+        return (f"it uses compression method {info.compress_type}, which cannot be read "
+                f"(re-zip it with the standard method, deflate)")
+    if isinstance(error, RuntimeError) and "encrypted" in str(error):
+        return "it is encrypted (hand it in without a password)"
+    if isinstance(error, OSError) and not isinstance(error, zipfile.BadZipFile):
+        return f"it cannot be written here ({printable(error.strerror or error, 120)})"
+    return f"it is damaged ({type(error).__name__}: {printable(error, 120)})"
+
+
+# --------------------------------------------------------------------------- notebooks
+
+def read_submitted(path: Path) -> tuple[NotebookNode, list[str]]:
+    """The notebook in ``path`` as nbformat v4, with notes about what was repaired; or
+    :class:`NotANotebook` saying what is wrong (see the NOTE in the module docstring).
+
+    Outputs are dropped: grading runs the notebook again, and a mangled output must not matter.
+    """
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        raise NotANotebook(f"too large to grade ({size / 2**20:.0f} MB, more than the "
+                           f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may have)")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise NotANotebook(f"not UTF-8 text (byte 0x{raw[error.start]:02x} at offset "
+                           f"{error.start})") from None
+    if text.count("{") + text.count("[") > MAX_JSON_CONTAINERS:
+        raise NotANotebook(f"not a notebook: over {MAX_JSON_CONTAINERS:,} JSON objects and "
+                           f"lists")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise NotANotebook(f"not a notebook: JSON nested too deeply to read (a notebook "
+                           f"nests at most {MAX_JSON_DEPTH} levels)") from None
+    except ValueError as error:
+        raise NotANotebook(f"not valid JSON ({printable(error, 200)})") from None
+    depth = _depth(data)
+    if depth > MAX_JSON_DEPTH:
+        raise NotANotebook(f"not a notebook: JSON nested {depth} levels deep, expected at "
+                           f"most {MAX_JSON_DEPTH}")
+    data, replaced = without_surrogates(data)
+    notes = [f"{_name(path.name)}: {replaced} piece(s) of text held characters that are not "
+             f"valid Unicode (lone surrogates); they were replaced with \ufffd"] if replaced else []
+    return _as_v4(data), notes
+
+
+def _depth(value) -> int:
+    """How deep JSON containers nest in ``value`` (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item)
+                         if isinstance(child, (list, dict)))
+    return deepest
+
+
+def _as_v4(data) -> NotebookNode:
+    """A parsed notebook file as nbformat v4, or :class:`NotANotebook`."""
+    if not isinstance(data, dict):
+        raise NotANotebook(f"not a notebook: the file holds a JSON {_json_kind(data)}, "
+                           f"expected an object with 'cells'")
+    if "nbformat" not in data:
+        raise NotANotebook("not a notebook: it has no 'nbformat' field")
+    major, minor = data["nbformat"], data.get("nbformat_minor", 0)
+    if type(major) is not int:
+        raise NotANotebook(f"not a notebook: nbformat is {_shown(major)}, expected an "
+                           f"integer (4)")
+    if type(minor) is not int:
+        raise NotANotebook(f"not a notebook: nbformat_minor is {_shown(minor)}, expected an "
+                           f"integer")
+    if major == 4:
+        _check_v4(data)
+        return nbformat.versions[4].to_notebook_json(data)
+    if major not in (1, 2, 3):
+        raise NotANotebook(f"nbformat {_shown(major)} is not a notebook format this grader "
+                           f"reads (expected 4)")
+    try:
+        nb = nbformat.convert(nbformat.versions[major].to_notebook_json(data, minor=minor), 4)
+        _check_v4(nb)
+        return nbformat.versions[4].to_notebook_json(nb)
+    except NotANotebook:
+        raise
+    except Exception as error:  # noqa: BLE001 — an old format nbformat cannot convert
+        raise NotANotebook(f"an old notebook format (v{major}) that cannot be converted to v4 "
+                           f"({type(error).__name__}: {printable(error, 120)})") from None
+
+
+def _check_v4(nb: dict) -> None:
+    """Check, in place, the parts of a v4 notebook that grading reads; repair the harmless."""
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise NotANotebook(f"not a notebook: 'cells' is {_shown(cells)}, expected a list")
+    metadata = nb.setdefault("metadata", {})
+    if not isinstance(metadata, dict):
+        raise NotANotebook(f"not a notebook: its metadata is {_shown(metadata)}, expected "
+                           f"an object")
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            raise NotANotebook(f"cell {number} is {_shown(cell)}, expected a cell (an object "
+                               f"with cell_type and source)")
+        kind = cell.get("cell_type")
+        if not (isinstance(kind, str) and kind in CELL_TYPES):
+            raise NotANotebook(f"cell {number}'s cell_type is {_shown(kind)}, expected one of "
+                               f"{', '.join(CELL_TYPES)}")
+        source = cell.get("source")
+        if not (isinstance(source, str) or (isinstance(source, list)
+                                            and all(isinstance(s, str) for s in source))):
+            raise NotANotebook(f"cell {number}'s source is {_shown(source)}, expected text")
+        cell_meta = cell.setdefault("metadata", {})
+        if not isinstance(cell_meta, dict):
+            raise NotANotebook(f"cell {number}'s metadata is {_shown(cell_meta)}, expected "
+                               f"an object")
+        if "id" in cell and not isinstance(cell["id"], str):
+            raise NotANotebook(f"cell {number}'s id is {_shown(cell['id'])}, expected text")
+        if kind == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+        else:
+            cell.pop("outputs", None)
+        attachments = cell.get("attachments")
+        if attachments is not None and not (isinstance(attachments, dict) and all(
+                isinstance(bundle, dict) and all(
+                    isinstance(v, str) or (isinstance(v, list)
+                                           and all(isinstance(s, str) for s in v))
+                    for v in bundle.values())
+                for bundle in attachments.values())):
+            del cell["attachments"]  # images in a markdown cell: never graded
+
+
+def _json_kind(value) -> str:
+    return {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number")
+
+
+# --------------------------------------------------------------------------- matching
 
 def _candidates(folder: Path) -> list[_Candidate]:
     found = []
@@ -121,13 +335,23 @@ def _candidates(folder: Path) -> list[_Candidate]:
             continue
         if _links_out(path, folder):
             continue
-        mtime = path.stat().st_mtime
         try:
-            nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
-            found.append(_Candidate(path, nb, "", mtime))
-        except (ValueError, UnicodeDecodeError, KeyError, AttributeError, TypeError) as error:
-            found.append(_Candidate(path, None, _json_problem(path, error), mtime))
+            mtime = path.stat().st_mtime
+            nb, notes = read_submitted(path)
+            found.append(_Candidate(path, nb, "", mtime, notes))
+        except NotANotebook as error:
+            found.append(_Candidate(path, None, str(error), _mtime(path)))
+        except OSError as error:
+            why = f"unreadable ({printable(error.strerror or error, 120)})"
+            found.append(_Candidate(path, None, why, _mtime(path)))
     return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _links_out(path: Path, folder: Path) -> bool:
@@ -139,14 +363,6 @@ def _links_out(path: Path, folder: Path) -> bool:
             return True
         here = here.parent
     return False
-
-
-def _json_problem(path: Path, error: Exception) -> str:
-    try:
-        json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except ValueError as json_error:
-        return f"not valid JSON ({json_error})"
-    return f"not a readable notebook ({type(error).__name__}: {str(error)[:200]})"
 
 
 def _ids(nb: NotebookNode) -> set[str]:
@@ -170,13 +386,14 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
                                       item[1].path.name == lab.notebook), reverse=True)
         best = scored[0][1]
         sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, best.nb)
-        shown = best.path.relative_to(folder).as_posix()
+        shown = _name(best.path.relative_to(folder))
         if best.path.name != lab.notebook:
-            sub.notes.append(f"graded {shown!r}: renamed, recognised by its cell ids")
+            sub.notes.append(f"graded {shown}: renamed, recognised by its cell ids")
         if len(scored) > 1:
-            others = ", ".join(repr(c.path.relative_to(folder).as_posix()) for _, c in scored[1:])
-            sub.notes.append(f"{len(scored)} notebooks belong to {lab.id}: graded {shown!r} "
+            others = ", ".join(_name(c.path.relative_to(folder)) for _, c in scored[1:])
+            sub.notes.append(f"{len(scored)} notebooks belong to {lab.id}: graded {shown} "
                              f"(most cells of the lab, then newest); ignored {others}")
+        sub.notes += best.notes
         return sub
     unreadable = [c for c in candidates if c.nb is None]
     # A corrupt file's ids cannot be read: its name decides, or it is the only suspect.
@@ -184,11 +401,36 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
     if corrupt:
         bad = corrupt[0]
         return Submission(student, lab.id, CORRUPT, bad.path.parent, bad.path, None,
-                          [f"{bad.path.relative_to(folder).as_posix()!r} is {bad.error}"])
-    looked = ", ".join(repr(c.path.relative_to(folder).as_posix()) for c in candidates)
+                          [f"{_name(bad.path.relative_to(folder))}: {bad.error}"])
+    looked = ", ".join(_name(c.path.relative_to(folder)) for c in candidates)
     why = f"no notebook for {lab.id} in the submission"
     return Submission(student, lab.id, MISSING, None, None, None,
                       [why + (f" (found only {looked})" if looked else " (no notebooks at all)")])
+
+
+def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],
+                     lab_ids: dict[str, set[str]]) -> list[Submission]:
+    folder, left_out = entry, {}
+    if entry.is_file():
+        try:
+            folder, left_out = unpack(entry, course.work_dir / "unpacked" / sid)
+        except (zipfile.BadZipFile, ArchiveError, OSError, EOFError, UnicodeDecodeError) as error:
+            detail = error.strerror if isinstance(error, OSError) and error.strerror else error
+            why = f"{_name(entry.name)} cannot be unpacked: {printable(detail, 200)}"
+            return [Submission(sid, lab.id, CORRUPT, None, entry, None, [why]) for lab in labs]
+    candidates = _candidates(folder)
+    # A notebook the archive could not give up is a corrupt candidate: if it is the lab's,
+    # the outcome names it instead of calling the notebook missing.
+    candidates += [_Candidate(folder / name, None, f"could not be unpacked from the zip: {why}", 0.0)
+                   for name, why in left_out.items() if name.lower().endswith(".ipynb")]
+    others = [f"{_name(name)} was left out of the zip: {why}"
+              for name, why in left_out.items() if not name.lower().endswith(".ipynb")]
+    submissions = []
+    for lab in labs:
+        sub = match(folder, lab, lab_ids[lab.id], candidates, sid)
+        sub.notes += others
+        submissions.append(sub)
+    return submissions
 
 
 def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
@@ -205,16 +447,12 @@ def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
     for sid, entry in student_entries(submitted_dir).items():
         if students and sid not in students:
             continue
-        folder = entry
-        if entry.is_file():
-            try:
-                folder = unpack(entry, course.work_dir / "unpacked" / sid)
-            except (zipfile.BadZipFile, ValueError, OSError) as error:
-                for lab in labs:
-                    submissions.append(Submission(sid, lab.id, CORRUPT, None, entry, None,
-                                                  [f"{entry.name!r} cannot be unpacked: {error}"]))
-                continue
-        candidates = _candidates(folder)
-        for lab in labs:
-            submissions.append(match(folder, lab, lab_ids[lab.id], candidates, sid))
+        try:
+            submissions += _collect_student(sid, entry, course, labs, lab_ids)
+        except Exception as error:  # noqa: BLE001 — one student's hand-in never stops the class
+            why = (f"the grader could not read this hand-in ({type(error).__name__}: "
+                   f"{printable(error, 200)}); this is a grader problem, not the student's: "
+                   f"tell the course staff")
+            submissions += [Submission(sid, lab.id, ERROR, None, entry, None, [why])
+                            for lab in labs]
     return submissions

@@ -95,7 +95,23 @@ def validate(args) -> int:
 
 # --------------------------------------------------------------------------- autograde
 
+AUTOGRADE_EXIT_CODES = """\
+exit codes:
+  0  every submission has a stored outcome; missing, corrupt and flagged hand-ins are
+     outcomes of the students' own, not failures of the run
+  1  at least one submission ended in a grader error (status "error"): its row is stored
+     with the reason, every other submission was graded; fix the cause, then regrade it
+     with --student ID --lab LAB
+  2  nothing was graded: bad arguments or a broken course (course/course.toml)
+A failure of the run itself (a gradebook that cannot be opened, say) stops with its
+traceback and a non-zero code; what was stored before it stays stored.
+"""
+
+
 def autograde_arguments(parser: argparse.ArgumentParser) -> None:
+    # The exit codes are part of the command's contract (CI and scripts read them).
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = AUTOGRADE_EXIT_CODES
     parser.add_argument("submissions", nargs="?", type=Path, default=None,
                         help="folder with one folder or .zip per student "
                              "(default: course/submitted/)")
@@ -140,6 +156,12 @@ def autograde(args) -> int:
           f"job(s); gradebook: {run.db_url}")
     if not run.status.sandboxed:
         print("\n" + run.status.warning)
+    failed = [o for o in run.outcomes if o.status == "error"]
+    if failed:
+        print(f"\n{len(failed)} submission(s) ended in a grader error (status 'error'; "
+              f"the reason is stored with each): "
+              + ", ".join(f"{o.student}/{o.lab}" for o in failed), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,6 +6,9 @@
 * ``course/exports/results/<student>/<lab>/results.json``: ``score`` and ``tests[{name, score,
   max_score, output, visibility}]``; hidden checks are ``"after_published"``, so students see
   them only once grades are released.
+
+Every text is made printable (:func:`autograder.safe_text.printable`) on its way out, so a
+file name or message that quotes odd bytes can neither break the CSV nor the JSON readers.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from . import gradebook as gb
 from .manifest import Course
+from .safe_text import printable
 
 CSV_COLUMNS = ["student", "lab", "cell", "check", "visibility", "score", "max_score",
                "lab_auto_score", "lab_auto_max_score", "lab_total", "lab_max_score",
@@ -42,7 +46,7 @@ def csv_rows(outcomes: list[gb.StoredOutcome]) -> list[dict]:
                 "status": o.status, "flagged": "yes" if o.flagged else "",
                 "message": check.message.splitlines()[0] if check.message else "",
             })
-    return rows
+    return [{key: printable(value) for key, value in row.items()} for row in rows]
 
 
 def results_json(outcome: gb.StoredOutcome) -> dict:
@@ -64,7 +68,9 @@ def results_json(outcome: gb.StoredOutcome) -> dict:
     output = "\n".join(outcome.reasons)
     if not outcome.sandbox.startswith("bubblewrap"):
         output = (outcome.sandbox + "\n" + output).strip()
-    return {"score": round(outcome.total, 4), "output": output, "tests": tests}
+    for test in tests:
+        test.update({key: printable(test[key]) for key in ("name", "output")})
+    return {"score": round(outcome.total, 4), "output": printable(output), "tests": tests}
 
 
 def export(course: Course, db_url: str | None = None, *, students: list[str] | None = None,

@@ -3,16 +3,18 @@
 A page shows each check's name, points and message, the written answers' state, and the
 notes about the submission (renamed notebook, restored cells, timeouts). It is built from
 the stored verdicts only — never from the executed notebook — so hidden test source and
-tracebacks cannot leak into it. Every piece of text is escaped: messages quote student code's
-exception messages and file names.
+tracebacks cannot leak into it. Every piece of text is escaped, and made printable (no lone
+surrogates, NULs or control characters, which the page could not hold): messages quote
+student code's exception messages and file names.
 """
 from __future__ import annotations
 
-from html import escape
+from html import escape as _html_escape
 from pathlib import Path
 
 from . import gradebook as gb
 from .manifest import Course
+from .safe_text import printable
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -29,6 +31,11 @@ pre { margin: 0; white-space: pre-wrap; font-size: 0.85rem; }
 .warning { background: #fde8e8; border: 2px solid #b42318; padding: 0.6rem 1rem;
            font-weight: bold; }
 """.strip()
+
+
+def escape(text: object) -> str:
+    """``text`` safe inside HTML: printable, then escaped."""
+    return _html_escape(printable(text))
 
 
 def _row(check: gb.StoredCheck, manual: dict[str, float]) -> str:

@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session, declarative_base
 from . import cells as lab_cells
 from .cells import CHECKS, WRITTEN, LabNotebook
 from .manifest import Course, Lab
+from .safe_text import printable
 from .score import CellScore
 
 COURSE_ID = "deep-learning-software"
@@ -149,8 +150,26 @@ def register_lab(gradebook, lab: Lab, source: LabNotebook) -> None:
             checksum=meta.get("checksum"))
 
 
+REASON_CHARS = 2_000      # one note about a submission
+MESSAGE_CHARS = 20_000    # one check's message (a failed case lists what differed)
+
+
 def record(gradebook, outcome: Outcome) -> None:
-    """Store ``outcome``, replacing whatever an earlier run stored for the same submission."""
+    """Store ``outcome``, replacing whatever an earlier run stored for the same submission.
+
+    Every text is made printable first (:func:`autograder.safe_text.printable`): a reason may
+    quote a file name or an exception message that no database can encode. A write that
+    fails anyway is rolled back before the error is raised, so the session stays usable for
+    the next submission and nothing stored before is lost.
+    """
+    try:
+        _record(gradebook, outcome)
+    except BaseException:
+        gradebook.db.rollback()
+        raise
+
+
+def _record(gradebook, outcome: Outcome) -> None:
     gradebook.update_or_create_student(outcome.student)
     with warnings.catch_warnings():
         # nbgrader's add_submission builds rows before adding them to the session, which
@@ -177,25 +196,29 @@ def record(gradebook, outcome: Outcome) -> None:
                                            CheckRow.lab == outcome.lab))
     session.execute(delete(OutcomeRow).where(OutcomeRow.student == outcome.student,
                                              OutcomeRow.lab == outcome.lab))
-    session.add(OutcomeRow(student=outcome.student, lab=outcome.lab, status=outcome.status,
+    reasons = [printable(reason, REASON_CHARS) for reason in outcome.reasons]
+    session.add(OutcomeRow(student=outcome.student, lab=outcome.lab,
+                           status=printable(outcome.status),
                            score=round(outcome.score, 6), max_score=outcome.max_score,
                            auto_max_score=outcome.auto_max_score, flagged=outcome.flagged,
-                           sandbox=outcome.sandbox, reasons=json.dumps(outcome.reasons),
-                           notebook_file=outcome.notebook_file))
+                           sandbox=printable(outcome.sandbox, REASON_CHARS),
+                           reasons=json.dumps(reasons),
+                           notebook_file=printable(outcome.notebook_file, REASON_CHARS)))
     position = 0
     for cell in outcome.cells:
         if cell.role == WRITTEN:
             session.add(CheckRow(student=outcome.student, lab=outcome.lab, position=position,
                                  cell=cell.grade_id, kind=WRITTEN, check=cell.grade_id,
                                  hidden=False, score=None, max_score=cell.max_score,
-                                 message=cell.note))
+                                 message=printable(cell.note, MESSAGE_CHARS)))
             position += 1
             continue
         for check in cell.checks:
             session.add(CheckRow(student=outcome.student, lab=outcome.lab, position=position,
-                                 cell=cell.grade_id, kind=CHECKS, check=check.check,
+                                 cell=cell.grade_id, kind=CHECKS, check=printable(check.check),
                                  hidden=check.hidden, score=round(check.score, 6),
-                                 max_score=round(check.max_score, 6), message=check.message))
+                                 max_score=round(check.max_score, 6),
+                                 message=printable(check.message, MESSAGE_CHARS)))
             position += 1
     session.commit()
 
