@@ -146,11 +146,30 @@ class Grader:
         try:
             return await self._grade(sub, context)
         except Exception as error:  # noqa: BLE001 — one student's failure never stops the class
+            import traceback
+
+            from .safe_text import failure
+            # The student and the TA read one line; the traceback goes to a file for whoever
+            # fixes the grader.
             outcome = self._outcome(sub, context, ERROR)
-            reason = f"the grader failed on this submission ({type(error).__name__}: {error})"
+            details = self.course.autograded_dir / sub.student / sub.lab / "grader-error.txt"
+            try:
+                details.parent.mkdir(parents=True, exist_ok=True)
+                details.write_text("".join(traceback.format_exception(error)),
+                                   encoding="utf-8", errors="replace")
+                where = f"; details in {details.relative_to(self.course.root)}"
+            except OSError:
+                where = ""
+            reason = (f"the grader failed on this submission ({failure(error)}): a problem of "
+                      f"the grader, not of the work handed in; regrade it with `coursekit "
+                      f"autograde --student {sub.student} --lab {sub.lab}`{where}")
             outcome.reasons.append(reason)
-            outcome.cells = score_notebook(context.source, None, None,
-                                           seed_of=self.seeds(sub.student), zero_reason=reason)
+            try:
+                outcome.cells = score_notebook(context.source, None, None,
+                                               seed_of=self.seeds(sub.student),
+                                               zero_reason=reason)
+            except Exception:  # noqa: BLE001 — the outcome is stored, with no check rows
+                outcome.cells = []
             return outcome
 
     async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
@@ -295,7 +314,13 @@ async def grade_all(grader: Grader, submissions: list[Submission],
         async with semaphore:
             outcome = await grader.grade(sub, contexts[sub.lab])
         if on_done is not None:
-            on_done(outcome)
+            try:
+                on_done(outcome)
+            except Exception as error:  # noqa: BLE001 — gather would drop the whole class
+                from .safe_text import failure
+                outcome.status = ERROR
+                outcome.reasons.append(f"the grader failed after grading this submission "
+                                       f"({failure(error)})")
         return outcome
 
     return list(await asyncio.gather(*(one(sub) for sub in submissions)))
@@ -330,7 +355,26 @@ def autograde(course: Course, *, labs: list[str] | None = None,
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
         def done(outcome: Outcome) -> None:
-            gb.record(gradebook, outcome)
+            import dataclasses
+
+            from .safe_text import failure, printable
+            outcome.reasons = [printable(reason) for reason in outcome.reasons]  # printed too
+            try:
+                gb.record(gradebook, outcome)
+            except Exception as error:  # noqa: BLE001 — store at least the outcome and why
+                outcome.status = ERROR
+                outcome.reasons.append(
+                    f"the grade could not be stored ({failure(error)}): a problem of the "
+                    f"grader; regrade with `coursekit autograde --student {outcome.student} "
+                    f"--lab {outcome.lab}`")
+                outcome.cells = [dataclasses.replace(cell, checks=[], note="",
+                                                     score=None if cell.score is None else 0.0)
+                                 for cell in outcome.cells]
+                try:
+                    gb.record(gradebook, outcome)
+                except Exception as again:  # noqa: BLE001 — the class run goes on
+                    log(f"coursekit: {outcome.student}/{outcome.lab} could not be stored in "
+                        f"the gradebook: {failure(again)}")
             bar.set_postfix_str(f"{outcome.student}/{outcome.lab}", refresh=False)
             bar.update(1)
 
