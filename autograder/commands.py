@@ -222,3 +222,100 @@ def demo(args) -> int:
     from .demo import run_demo
     return run_demo(_course(args), lab_id=args.lab, jobs=args.jobs, db_url=args.db,
                     progress=not args.no_progress)
+
+
+# --------------------------------------------------------------------------- similarity
+
+def similarity_arguments(parser: argparse.ArgumentParser) -> None:
+    from .similarity import MIN_TOKENS, REFERENCE_THRESHOLD, THRESHOLD
+    parser.add_argument("lab", metavar="LAB", help="the lab whose hand-ins are compared")
+    parser.add_argument("submissions", nargs="?", type=Path, default=None,
+                        help="folder with one folder or .zip per student "
+                             "(default: course/submitted/)")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD,
+                        help=f"flag a pair when this share of the smaller answer is found in a "
+                             f"classmate's (default {THRESHOLD})")
+    parser.add_argument("--reference-threshold", type=float, default=REFERENCE_THRESHOLD,
+                        help=f"the same against a reference source (default {REFERENCE_THRESHOLD})")
+    parser.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
+                        help=f"answers with fewer tokens of their own never flag "
+                             f"(default {MIN_TOKENS})")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the HTML report (default: course/similarity/<lab>.html)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    _root_argument(parser)
+
+
+def similarity(args) -> int:
+    from .similarity import similarity as run_similarity
+    try:
+        course = _course(args)
+        lab = course.lab(args.lab)
+    except manifest.ManifestError as error:
+        return _fail(str(error))
+    run = run_similarity(course, lab, submitted_dir=args.submissions, threshold=args.threshold,
+                         reference_threshold=args.reference_threshold,
+                         min_tokens=args.min_tokens, report=args.out, db_url=args.db)
+    for match in run.flagged:
+        print(f"flagged  {match.exercise:<22} {match.student} ↔ {match.other}  "
+              f"{match.similarity:.0%} ({match.tokens} tokens)")
+    print(f"{len(run.flagged)} pair(s) flagged for a TA among {run.students} students in "
+          f"{run.seconds:.1f}s (no score changed); report: {run.report}")
+    return 0
+
+
+# --------------------------------------------------------------------------- reveal / bundle
+
+def reveal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lab", metavar="LAB", help="the lab whose reference code students "
+                                                   "may now read")
+    parser.add_argument("--on", default=None, metavar="YYYY-MM-DD",
+                        help="the day it is revealed (default: today)")
+    _root_argument(parser)
+
+
+def reveal(args) -> int:
+    from datetime import date
+
+    from .bundle import set_reveal_date
+    try:
+        course = _course(args)
+        lab = course.lab(args.lab)
+        day = date.fromisoformat(args.on) if args.on else date.today()
+    except manifest.ManifestError as error:
+        return _fail(str(error))
+    except ValueError:
+        return _fail(f"--on {args.on!r} is not a date; write it as YYYY-MM-DD")
+    set_reveal_date(course, lab, day)
+    what = ", ".join(lab.reveals) or "its check program's reference functions"
+    print(f"{lab.id}: reveal_after = {day.isoformat()} in course/course.toml; from then the "
+          f"student bundle holds {what}. Rebuild it with `coursekit bundle DIR`.")
+    return 0
+
+
+def bundle_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, metavar="DIR", help="the folder to write (replaced "
+                                                              "if it holds an earlier bundle)")
+    parser.add_argument("--lab", action="append", dest="labs", metavar="LAB",
+                        help="hand out only this lab (repeatable; default: every lab)")
+    parser.add_argument("--as-of", default=None, metavar="YYYY-MM-DD",
+                        help="decide what is revealed as on this day (default: today)")
+    _root_argument(parser)
+
+
+def bundle(args) -> int:
+    from datetime import date
+
+    from .bundle import BundleError, build_bundle
+    try:
+        course = _course(args)
+        labs = course.select(args.labs)
+        today = date.fromisoformat(args.as_of) if args.as_of else date.today()
+        built = build_bundle(course, args.out, labs=labs, today=today)
+    except (manifest.ManifestError, BundleError) as error:
+        return _fail(str(error))
+    except ValueError as error:
+        return _fail(f"--as-of {args.as_of!r}: {error}")
+    print(built.summary())
+    return 0

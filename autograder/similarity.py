@@ -10,8 +10,9 @@ code: its k-grams are removed before anything is compared.
 Each exercise (answer cell) is compared separately, student with student and student with each
 reference source (the labs' ``reveals`` and the check programs). A pair's similarity is the
 share of the smaller answer found in the other (copydetect's token coverage); a pair is flagged
-when it reaches ``threshold`` on an exercise with at least ``min_tokens`` matched tokens, since
-a few lines that everyone writes alike prove nothing. Flags go to the gradebook for a TA
+when it reaches ``threshold`` (``reference_threshold`` against a reference) on an exercise
+whose smaller answer has at least ``min_tokens`` tokens of its own, since a few lines that
+everyone writes alike prove nothing. Flags go to the gradebook for a TA
 (:func:`autograder.gradebook.record_similarity`); scores are never changed here.
 
 Speed: a sparse product of the fingerprint sets counts every pair's shared hashes at once;
@@ -33,8 +34,11 @@ from .manifest import Course, Lab
 
 K = 25                # tokens per k-gram (copydetect's default noise threshold)
 WINDOW = 6            # winnowing window: any match of K + WINDOW - 1 tokens is always seen
-THRESHOLD = 0.6       # share of the smaller answer found in the other
-MIN_TOKENS = 60       # matched tokens below this never flag: short answers look alike
+THRESHOLD = 0.6       # share of the smaller answer found in a classmate's
+# Against the reference a higher bar: an honest answer and the library share the idioms of
+# the API both use (a torch Function's ctx.save_for_backward ...), a pasted one nearly all.
+REFERENCE_THRESHOLD = 0.85
+MIN_TOKENS = 50       # answers with fewer tokens of their own never flag: short ones look alike
 REPORT_PAIRS = 30     # closest pairs shown in the report, flagged or not
 REFERENCE = "reference:"  # prefix of a reference source's name in results
 
@@ -67,6 +71,7 @@ class Match:
 class SimilarityRun:
     lab: str
     threshold: float
+    reference_threshold: float
     min_tokens: int
     students: int
     matches: list[Match]
@@ -132,6 +137,7 @@ def answers_of(course: Course, lab: Lab, submitted_dir: Path | None = None
 
 def compare_answers(answers: dict[str, dict[str, str]], base: np.ndarray,
                     references: dict[str, str], *, threshold: float = THRESHOLD,
+                    reference_threshold: float = REFERENCE_THRESHOLD,
                     min_tokens: int = MIN_TOKENS, keep: int = REPORT_PAIRS) -> list[Match]:
     """Every flagged pair, plus the ``keep`` closest others (for the report), closest first.
 
@@ -172,15 +178,18 @@ def compare_answers(answers: dict[str, dict[str, str]], base: np.ndarray,
         # Hash shares only estimate the token share: compare in full every pair that might
         # reach the threshold, and the closest few others for the report.
         candidates.sort(reverse=True)
-        likely = [c for c in candidates if c[0] >= threshold / 2]
+        likely = [c for c in candidates if c[0] >= min(threshold, reference_threshold) / 2]
         for _, i, j in likely + candidates[len(likely):len(likely) + keep]:
             left, right = everything[i], everything[j]
             tokens, (sim_left, sim_right), slices = compare_files(left.fingerprint,
                                                                   right.fingerprint)
             # Against a reference, only the student's share counts (a reference file is long).
-            similarity = float(sim_left if right.owner.startswith(REFERENCE)
-                               else max(sim_left, sim_right))
-            flagged = similarity >= threshold and int(tokens) >= min_tokens
+            against_reference = right.owner.startswith(REFERENCE)
+            similarity = float(sim_left if against_reference else max(sim_left, sim_right))
+            own = (left.fingerprint.token_coverage if against_reference else
+                   min(left.fingerprint.token_coverage, right.fingerprint.token_coverage))
+            flagged = (own >= min_tokens and similarity >=
+                       (reference_threshold if against_reference else threshold))
             matches.append(Match(exercise, left.owner, right.owner, similarity, int(tokens),
                                  flagged, _highlight(left.code, slices[0]),
                                  _highlight(right.code, slices[1])))
@@ -199,15 +208,17 @@ def _highlight(code: str, slices) -> str:
 # --------------------------------------------------------------------------- the command's work
 
 def similarity(course: Course, lab: Lab, *, submitted_dir: Path | None = None,
-               threshold: float = THRESHOLD, min_tokens: int = MIN_TOKENS,
-               report: Path | None = None, db_url: str | None = None) -> SimilarityRun:
+               threshold: float = THRESHOLD, reference_threshold: float = REFERENCE_THRESHOLD,
+               min_tokens: int = MIN_TOKENS, report: Path | None = None,
+               db_url: str | None = None) -> SimilarityRun:
     """Compare the lab's hand-ins, write the HTML report, record flags in the gradebook."""
     import time
     started = time.perf_counter()
     answers = answers_of(course, lab, submitted_dir)
     matches = compare_answers(answers, release_base(course, lab), reference_sources(course),
-                              threshold=threshold, min_tokens=min_tokens)
-    run = SimilarityRun(lab.id, threshold, min_tokens, len(answers), matches)
+                              threshold=threshold, reference_threshold=reference_threshold,
+                              min_tokens=min_tokens)
+    run = SimilarityRun(lab.id, threshold, reference_threshold, min_tokens, len(answers), matches)
     run.report = report or course.course_dir / "similarity" / f"{lab.id}.html"
     write_report(run, run.report)
     from .gradebook import open_gradebook, record_similarity
@@ -232,10 +243,11 @@ def write_report(run: SimilarityRun, path: Path) -> Path:
     esc = html.escape
     parts = [f"<!doctype html><meta charset='utf-8'><title>similarity {esc(run.lab)}</title>",
              f"<style>{STYLE}</style><h1>Similarity — {esc(run.lab)}</h1>",
-             f"<p>{run.students} students; a pair is flagged for a TA when one answer's share "
-             f"found in the other reaches {run.threshold:.0%} with at least {run.min_tokens} "
-             f"matched tokens. Code the release hands out is ignored. Flags are for a person to "
-             f"judge; no score was changed.</p>",
+             f"<p>{run.students} students. A pair is flagged for a TA when the share of one "
+             f"answer found in a classmate's reaches {run.threshold:.0%} ({run.reference_threshold:.0%} "
+             f"in a reference source), for answers of at least {run.min_tokens} tokens of "
+             f"their own. Code the release hands out is ignored; matched code is highlighted. "
+             f"Flags are for a person to judge: no score was changed.</p>",
              "<table class='summary'><tr><th>#</th><th>exercise</th><th>student</th>"
              "<th>other</th><th>similarity</th><th>tokens</th><th></th></tr>"]
     for n, m in enumerate(run.matches, start=1):

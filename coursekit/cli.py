@@ -20,6 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "feedback": ("autograder.commands", "feedback", "write per-student feedback HTML"),
     "export": ("autograder.commands", "export", "write grades.csv and Gradescope-style results.json"),
     "demo": ("autograder.commands", "demo", "grade the bundled demo class end to end"),
+    "similarity": ("autograder.commands", "similarity", "find answers copied from classmates or the references; flag them for a TA"),
+    "reveal": ("autograder.commands", "reveal", "let students read a lab's reference code from today (or --on DATE)"),
+    "bundle": ("autograder.commands", "bundle", "build the student distribution: labs, library, doctor and validate"),
 }
 
 
