@@ -20,6 +20,20 @@ MUTANTS = {
         (x,) = ctx.saved_tensors
         return grad_output * x * (1 - x)
 ''' + _SIGMOID_HELPER),
+        ("saves the input x and recomputes sigma(x) in backward: right gradient, not the lesson", '''class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        e = torch.exp(-x.abs())
+        return torch.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        e = torch.exp(-x.abs())
+        y = torch.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        return grad_output * y * (1 - y)
+''' + _SIGMOID_HELPER),
         ("backward re-derives exp(-x) / (1 + exp(-x))**2: NaN for large negative x", '''class Sigmoid(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

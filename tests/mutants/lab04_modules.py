@@ -340,6 +340,11 @@ MUTANTS = {
         ("momentum buffer made with torch.zeros(p.shape): CPU and float32", _mutate(_SGD, (
             "                    self.buffers[i] = g.clone()\n",
             "                    self.buffers[i] = torch.zeros(p.shape)\n                    self.buffers[i] += g.cpu()\n"))),
+        ("momentum buffer torch.zeros(p.shape, dtype=p.dtype) on the CPU: in-place updates hide it on meta",
+         _mutate(_SGD, (
+            "                    self.buffers[i] = g.clone()\n",
+            "                    self.buffers[i] = torch.zeros(p.shape, dtype=p.dtype)\n"
+            "                    self.buffers[i].add_(g)\n"))),
         ("zero_grad() fills gradients with zeros instead of None", _mutate(_SGD, (
             "        for p in self.params:\n            p.grad = None\n",
             "        for p in self.params:\n            if p.grad is not None:\n                p.grad.zero_()\n"))),
@@ -361,6 +366,9 @@ MUTANTS = {
         ("moments made with torch.zeros(p.shape): float32 state for a float64 parameter", _mutate(_ADAM, (
             '{"t": 0, "m": torch.zeros_like(p), "v": torch.zeros_like(p)}',
             '{"t": 0, "m": torch.zeros(p.shape).to(p.device), "v": torch.zeros(p.shape).to(p.device)}'))),
+        ("moments torch.zeros(p.shape, dtype=p.dtype) on the CPU: in-place updates hide it on meta", _mutate(_ADAM, (
+            '{"t": 0, "m": torch.zeros_like(p), "v": torch.zeros_like(p)}',
+            '{"t": 0, "m": torch.zeros(p.shape, dtype=p.dtype), "v": torch.zeros(p.shape, dtype=p.dtype)}'))),
         ("one step count per optimizer step, also for skipped parameters", _mutate(_ADAM,
             ("        self.state = [None] * len(self.params)\n", "        self.state = [None] * len(self.params)\n        self.t = 0\n"),
             ("        for i, p in enumerate(self.params):\n            if p.grad is None:\n",

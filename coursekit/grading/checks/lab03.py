@@ -176,29 +176,36 @@ def _meta_forward_backward(impl, shape: tuple[int, ...], dtype: str) -> Callable
 
 
 def _function_cases(impl, rng: np.random.Generator, name: str, draw: Callable[[tuple], np.ndarray],
-                    hints: dict[str, str]):
-    """The cases every elementwise torch Function gets: values, dtype, gradients, gradcheck, node, meta."""
+                    hints: dict[str, str], weights: dict[str, float] | None = None):
+    """The cases every elementwise torch Function gets: values, dtype, gradients, gradcheck, node, meta.
+
+    ``weights`` gives each group's case weight ("values": the value and dtype cases, "grads":
+    the gradient and gradcheck cases, "node": the graph-node and meta cases); 1 by default.
+    """
+    w = {"values": 1.0, "grads": 1.0, "node": 1.0, **(weights or {})}
     for trial, dtype in enumerate(("float32", "float64", "float64"), start=1):
         shape = _shape(rng)
         x, g = draw(shape), rng.standard_normal(shape)
         where = f"trial {trial}, shape {shape}, {dtype}"
-        yield Case(f"{name}(x) values, {where}", _values(impl, x, dtype), hint=hints["forward"])
+        yield Case(f"{name}(x) values, {where}", _values(impl, x, dtype), hint=hints["forward"],
+                   weight=w["values"])
         yield Case(f"gradient of x for a random grad_output, {where}", _grad(impl, x, g, dtype),
-                   hint=hints["backward"])
+                   hint=hints["backward"], weight=w["grads"])
     shape = _shape(rng)
     yield Case(f"output keeps the input's dtype and shape ({shape}, float32)",
                _dtype_and_shape(impl, draw(shape), "float32"),
-               names=("dtype", "shape"), hint="compute in the input's dtype; do not convert")
+               names=("dtype", "shape"), hint="compute in the input's dtype; do not convert",
+               weight=w["values"])
     yield Case("torch.autograd.gradcheck passes (float64)", _torch_gradcheck(impl, draw(_shape(rng))),
-               hint=hints["backward"])
+               hint=hints["backward"], weight=w["grads"])
     yield Case(f"{name}(h) is a single graph node with one edge, to h's node", _one_node(impl, draw((4,))),
                names=("node is your Function's", "number of edges", "edge leads to h's node"),
-               hint=NODE_HINT)
+               hint=NODE_HINT, weight=w["node"])
     shape = _shape(rng)
     for dtype in ("float32", "float64"):
         yield Case(f"meta tensors in, meta tensors out (forward and backward, {dtype})",
                    _meta_forward_backward(impl, shape, dtype), names=("output", "gradient"),
-                   hint=DEVICE_HINT)
+                   hint=DEVICE_HINT, weight=w["node"])
 
 
 # ---------------------------------------------------------------- lab03.sigmoid
@@ -214,6 +221,12 @@ SIGMOID_HINTS = {
 }
 
 
+# Case weights in points (the check is worth 3): values 6 cases x 1/12 = 0.5; gradients on
+# ordinary inputs 4 x 1/8 = 0.5; extreme gradients 4 x 1/8 = 0.5; saved output 1;
+# one node and meta 3 x 1/6 = 0.5.
+SIGMOID_WEIGHTS = {"values": 1 / 12, "grads": 1 / 8, "extreme": 1 / 8, "saved": 1.0, "node": 1 / 6}
+
+
 def _saved_tensors(impl, x: np.ndarray) -> Callable[[], Any]:
     def thunk():
         y = impl.apply(_tensor(x, "float64"))
@@ -224,20 +237,27 @@ def _saved_tensors(impl, x: np.ndarray) -> Callable[[], Any]:
 @check("lab03.sigmoid", reference=_reference("Sigmoid"),
        forbid=("torch.sigmoid", ".sigmoid", ".sigmoid_", "torch.special", "torch.nn") + DELEGATE)
 def sigmoid_program(impl, rng):
-    """Sigmoid as a torch.autograd.Function: values, gradients, extreme inputs, one node, saved output."""
+    """Sigmoid as a torch.autograd.Function: values, gradients, extreme inputs, one node, saved output.
+
+    Weighted by concept, as the lab states (of 3 points): values 0.5, gradients on ordinary
+    inputs 0.5, gradients at extreme inputs 0.5, the backward from the saved output y 1,
+    one node and meta devices 0.5. Saving x instead of y is the lecture's central mistake:
+    it costs a third of the points even when the gradient comes out right.
+    """
     yield from _function_cases(impl, rng, "sigmoid", lambda shape: 3 * rng.standard_normal(shape),
-                               SIGMOID_HINTS)
+                               SIGMOID_HINTS, SIGMOID_WEIGHTS)
     extremes = np.array(EXTREMES)
     g = rng.uniform(0.5, 2.0, size=extremes.shape)
     for dtype in ("float32", "float64"):
         yield Case(f"sigmoid values at x = ±30 … ±1000, {dtype}", _values(impl, extremes, dtype),
-                   hint=SIGMOID_HINTS["forward"])
+                   hint=SIGMOID_HINTS["forward"], weight=SIGMOID_WEIGHTS["values"])
         yield Case(f"gradient is finite at x = ±30 … ±1000 (no NaN), {dtype}",
-                   _all_finite_grad(impl, extremes, dtype), hint=SIGMOID_HINTS["extreme"])
+                   _all_finite_grad(impl, extremes, dtype), hint=SIGMOID_HINTS["extreme"],
+                   weight=SIGMOID_WEIGHTS["extreme"])
         yield Case(f"gradient values at x = ±30 … ±1000, {dtype}", _grad(impl, extremes, g, dtype),
-                   hint=SIGMOID_HINTS["extreme"])
+                   hint=SIGMOID_HINTS["extreme"], weight=SIGMOID_WEIGHTS["extreme"])
     yield Case("forward saves the output y for backward", _saved_tensors(impl, rng.standard_normal(5)),
-               hint=SIGMOID_HINTS["saved"])
+               hint=SIGMOID_HINTS["saved"], weight=SIGMOID_WEIGHTS["saved"])
 
 
 # ---------------------------------------------------------------- lab03.my_relu

@@ -522,8 +522,14 @@ def _opt_problem(rng: np.random.Generator, steps: int):
 
 
 def _trajectory_cases(impl, label: str, hyper: dict, rng: np.random.Generator, steps: int, hint: str,
-                      skip_steps: tuple[int, ...] = ()):
-    """Optimize a noisy quadratic, one case per step (float64): the values of every parameter."""
+                      skip_steps: tuple[int, ...] = (), weights: dict[str, float] | None = None):
+    """Optimize a noisy quadratic, one case per step (float64): the values of every parameter.
+
+    ``weights`` (in points) is shared out over the cases: "update" over the ordinary steps,
+    "skip" over the steps that skip a parameter, "build" over construction and zero_grad().
+    """
+    w = {"update": float(steps), "skip": float(len(skip_steps)), "build": 2.0, **(weights or {})}
+    n_skip = len(skip_steps)
     torch = _torch()
     shapes, start, curvature, noise = _opt_problem(rng, steps)
     box: dict = {}
@@ -534,7 +540,8 @@ def _trajectory_cases(impl, label: str, hyper: dict, rng: np.random.Generator, s
         box["params"] = params
         box["opt"] = impl((p for p in params), **hyper)
         return True
-    yield Case(f"{label}: construct from a generator of parameters", build, hint=OPTIM_HINTS["build"])
+    yield Case(f"{label}: construct from a generator of parameters", build, hint=OPTIM_HINTS["build"],
+               weight=w["build"] / 2)
 
     def step(t: int):
         def thunk():
@@ -552,7 +559,8 @@ def _trajectory_cases(impl, label: str, hyper: dict, rng: np.random.Generator, s
     for t in range(steps):
         skipped = " (first parameter has no grad)" if t in skip_steps else ""
         yield Case(f"{label}: parameters after step {t + 1}{skipped}", step(t), rtol=1e-9, atol=1e-12,
-                   hint=OPTIM_HINTS["skip"] if skipped else hint)
+                   hint=OPTIM_HINTS["skip"] if skipped else hint,
+                   weight=w["skip"] / n_skip if skipped else w["update"] / (steps - n_skip))
 
     def zero_grad():
         if "opt" not in box:
@@ -561,19 +569,74 @@ def _trajectory_cases(impl, label: str, hyper: dict, rng: np.random.Generator, s
             p.grad = torch.ones_like(p)
         box["opt"].zero_grad()
         return [p.grad is None for p in box["params"]]
-    yield Case(f"{label}: zero_grad()", zero_grad, hint=OPTIM_HINTS["zero_grad"])
+    yield Case(f"{label}: zero_grad()", zero_grad, hint=OPTIM_HINTS["zero_grad"], weight=w["build"] / 2)
 
 
-def _meta_steps(impl, hyper: dict, shape: tuple[int, ...]) -> Callable[[], Any]:
+def _meta_steps(impl, hyper: dict, shape: tuple[int, ...], box: dict) -> Callable[[], Any]:
     def thunk():
         torch = _torch()
+        box.clear()
         p = torch.empty(shape, dtype=torch.float64, device="meta", requires_grad=True)
         opt = impl([p], **hyper)
         for _ in range(2):
             p.grad = torch.empty(shape, dtype=torch.float64, device="meta")
             opt.step()
+        box["opt"], box["param"] = opt, p
         return p.detach()
     return thunk
+
+
+def _state_devices(box: dict) -> Callable[[], Any]:
+    """Device and dtype of every tensor of the parameter's shape that the optimizer holds.
+
+    Torch lets an in-place op mix a CPU tensor with a meta one (``p.sub_(cpu_buffer)`` runs),
+    so a parameter that stays on meta proves nothing about the state: look at the state itself.
+    Whatever the student named it, it is reachable from the optimizer's attributes.
+    """
+    def thunk():
+        torch = _torch()
+        if "opt" not in box:
+            raise EarlierStepFailed("skipped: the steps on the meta parameter failed (see above)")
+        param, found, seen = box["param"], set(), set()
+
+        def walk(value, depth):
+            if id(value) in seen or depth > 5 or len(seen) > 10_000 or callable(value) \
+                    and not isinstance(value, torch.Tensor):
+                return  # functions, classes, modules hold no state of this optimizer
+            seen.add(id(value))
+            if isinstance(value, torch.Tensor):
+                if value is not param and tuple(value.shape) == tuple(param.shape):
+                    found.add(f"{value.device.type} {str(value.dtype).removeprefix('torch.')}")
+                return
+            if isinstance(value, dict):
+                for key, item in list(value.items()):
+                    walk(key, depth + 1)
+                    walk(item, depth + 1)
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                for item in list(value):
+                    walk(item, depth + 1)
+            elif hasattr(value, "__dict__") and not isinstance(value, type):
+                walk(vars(value), depth + 1)
+
+        walk(box["opt"], 0)
+        return ", ".join(sorted(found)) or "no state tensors"
+    return thunk
+
+
+# Case weights in points, by concept, as the lab states them. SGD (2 points): plain SGD 0.3,
+# momentum as torch defines it (buf = mu * buf + grad) 1.0, skipping a parameter without a
+# gradient 0.2, construction from a generator and zero_grad() 0.2, state on the parameter's
+# device 0.3. Trial 1 has momentum 0.9, trial 2 none, trial 3 a random momentum and skips.
+SGD_WEIGHTS = {1: {"update": 0.5, "build": 0.05},
+               2: {"update": 0.3, "build": 0.05},
+               3: {"update": 0.5, "skip": 0.2, "build": 0.1}}
+# Adam (3 points): the bias-corrected update, step by step in three settings, 2.1; skipping a
+# parameter without a gradient (its step count stays) 0.3; construction and zero_grad() 0.3;
+# state on the parameter's device 0.3. Without bias correction every step differs: that
+# answer keeps the 0.6 of the parts it has right.
+ADAM_WEIGHTS = {1: {"update": 0.7, "build": 0.1},
+                2: {"update": 0.7, "skip": 0.3, "build": 0.1},
+                3: {"update": 0.7, "build": 0.1}}
 
 
 @check("lab04.sgd", reference=_reference_sgd, forbid=("torch.optim", "coursekit.optim"))
@@ -586,10 +649,15 @@ def sgd_program(impl, rng):
     for trial, hyper in enumerate(settings, start=1):
         label = f"SGD(lr={hyper['lr']:.3g}, momentum={hyper['momentum']:.3g})"
         yield from _trajectory_cases(impl, label, hyper, rng, steps, OPTIM_HINTS["sgd"],
-                                     skip_steps=(7, 8, 9) if trial == 3 else ())
+                                     skip_steps=(7, 8, 9) if trial == 3 else (),
+                                     weights=SGD_WEIGHTS[trial])
     shape = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
-    yield Case("SGD(momentum=0.9) on a meta parameter: state follows the parameter's device",
-               _meta_steps(impl, {"lr": 0.1, "momentum": 0.9}, shape), hint=OPTIM_HINTS["device"])
+    box: dict = {}
+    yield Case("SGD(momentum=0.9) on a meta parameter: two steps keep it on meta",
+               _meta_steps(impl, {"lr": 0.1, "momentum": 0.9}, shape, box),
+               hint=OPTIM_HINTS["device"], weight=0.1)
+    yield Case("SGD(momentum=0.9) on a meta parameter: the momentum buffer is on meta, float64",
+               _state_devices(box), hint=OPTIM_HINTS["device"], weight=0.2)
 
 
 @check("lab04.adam", reference=_reference_adam, forbid=("torch.optim", "coursekit.optim"))
@@ -605,7 +673,11 @@ def adam_program(impl, rng):
         label = (f"Adam(lr={hyper['lr']:.3g}, betas=({betas[0]:.3g}, {betas[1]:.3g}), "
                  f"eps={hyper.get('eps', 1e-8):.3g})")
         yield from _trajectory_cases(impl, label, hyper, rng, steps, OPTIM_HINTS["adam"],
-                                     skip_steps=(4, 5, 6) if trial == 2 else ())
+                                     skip_steps=(4, 5, 6) if trial == 2 else (),
+                                     weights=ADAM_WEIGHTS[trial])
     shape = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
-    yield Case("Adam on a meta parameter: state follows the parameter's device",
-               _meta_steps(impl, {"lr": 0.01}, shape), hint=OPTIM_HINTS["device"])
+    box: dict = {}
+    yield Case("Adam on a meta parameter: two steps keep it on meta",
+               _meta_steps(impl, {"lr": 0.01}, shape, box), hint=OPTIM_HINTS["device"], weight=0.1)
+    yield Case("Adam on a meta parameter: the moments are on meta, float64",
+               _state_devices(box), hint=OPTIM_HINTS["device"], weight=0.2)
