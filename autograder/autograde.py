@@ -27,8 +27,6 @@ edited or not): in lab01 they are 90% of the run time (device timings, training 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import os
 import shutil
 import sys
@@ -38,8 +36,8 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import DELEGATION, find_tampering
-from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, hidden_seed, public_seed
+from coursekit.grading.integrity import DELEGATION, delegation_message, find_tampering
+from coursekit.grading.seeds import fresh_seed, public_seed
 
 from . import cells as lab_cells
 from . import gradebook as gb
@@ -47,6 +45,7 @@ from . import sandbox
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
 from .collect import FOUND, Submission, collect
+from .drive import checks_driver
 from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
 from .manifest import Course, Lab
@@ -85,22 +84,17 @@ def prepare_lab(course: Course, lab: Lab) -> LabContext:
                       release_cell_ids(release), source.identifying_ids)
 
 
-def kernel_secret(secret: str, student: str) -> str:
-    """The per-student secret a kernel gets: a student who reads it learns nothing about
-    another student's hidden inputs, nor the course secret."""
-    return hmac.new(secret.encode(), student.encode(), hashlib.sha256).hexdigest()
-
-
-def forbidden_findings(context: LabContext, assembled: Assembled) -> dict:
-    """``{checks cell: {check: findings}}``: delegation in the answer cells each covers."""
-    found: dict[str, dict] = {}
+def forbidden_findings(context: LabContext, assembled: Assembled) -> dict[tuple[str, bool], str]:
+    """``{(check, hidden): message}``: delegation in the answer cells each checks cell covers."""
+    found: dict[tuple[str, bool], str] = {}
     for cell in context.source.with_role(CHECKS):
         index = assembled.index_of(cell.grade_id)
         if index is None:
             continue
         hits = delegation(cell.calls, assembled.covered_code(index, context.release_ids))
-        if hits:
-            found[cell.grade_id] = hits
+        for check, findings in hits.items():
+            for hidden in (False, True):
+                found[(check, hidden)] = delegation_message(findings)
     return found
 
 
@@ -114,19 +108,22 @@ class Grader:
     overrides: Overrides = field(default_factory=Overrides)
     all_cells: bool = False
 
-    def seeds(self, student: str):
-        derived = kernel_secret(self.secret, student)
-        return lambda check, hidden: (hidden_seed(check, derived, student) if hidden
+    @staticmethod
+    def seeds():
+        """Seeds for one grading of one submission: public for visible checks, fresh for
+        hidden ones (the same for every call of a check within this grading)."""
+        drawn: dict[str, int] = {}
+        return lambda check, hidden: (drawn.setdefault(check, fresh_seed()) if hidden
                                       else public_seed(check))
 
-    def kernel_env(self, student: str, runtime: Path) -> dict[str, str]:
+    def kernel_env(self, runtime: Path) -> dict[str, str]:
+        """The kernel's environment: no secret, no seed, no student id (see coursekit.grading.seeds)."""
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "LANG": "C.UTF-8", "HOME": str(runtime), "MPLBACKEND": "Agg",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1", "PYTHONDONTWRITEBYTECODE": "1",
             "COURSEKIT_MODE": "grade",
-            SECRET_ENV: kernel_secret(self.secret, student), STUDENT_ENV: student,
         }
         env.update(self.course.kernel_env())
         return env
@@ -166,14 +163,13 @@ class Grader:
             outcome.reasons.append(reason)
             try:
                 outcome.cells = score_notebook(context.source, None, None,
-                                               seed_of=self.seeds(sub.student),
-                                               zero_reason=reason)
+                                               seed_of=self.seeds(), zero_reason=reason)
             except Exception:  # noqa: BLE001 — the outcome is stored, with no check rows
                 outcome.cells = []
             return outcome
 
     async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
-        seed_of = self.seeds(sub.student)
+        seed_of = self.seeds()
         if sub.status != FOUND:
             outcome = self._outcome(sub, context, sub.status)
             outcome.cells = score_notebook(context.source, None, None, seed_of=seed_of,
@@ -205,9 +201,11 @@ class Grader:
                 self.course, workdir=workdir, runtime_dir=runtime, status=self.status,
                 limits=sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60))
             execution = await run_notebook(
-                assembled.nb, km, cwd=workdir, env=self.kernel_env(sub.student, runtime),
+                assembled.nb, km, cwd=workdir, env=self.kernel_env(runtime),
                 cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
-                skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids))
+                skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids),
+                after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,
+                                         cell_timeout))
         finally:
             shutil.rmtree(runtime, ignore_errors=True)
         _write_graded(assembled.nb, target)
@@ -226,6 +224,16 @@ class Grader:
                 if check.message.startswith(DELEGATION):
                     outcome.reasons.append(f"{check.check}: {check.message}")
         return outcome
+
+
+def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
+    """``{index in the assembled notebook: grade calls}`` of every checks cell present."""
+    found = {}
+    for cell in source.with_role(CHECKS):
+        index = assembled.index_of(cell.grade_id)
+        if index is not None:
+            found[index] = cell.calls
+    return found
 
 
 def _python_files(sub: Submission) -> dict[str, str]:
@@ -269,17 +277,44 @@ KEEP_FILE_MB = 50  # a graded folder keeps what a TA may want to open, not a dis
 
 
 def _drop_large_files(workdir: Path, keep: Path) -> list[str]:
-    """Delete files over KEEP_FILE_MB that the run left in ``workdir`` (every class run would
-    otherwise keep them); the notes say which."""
-    notes = []
-    for path in sorted(workdir.rglob("*")):
-        if path == keep or path.is_symlink() or not path.is_file():
-            continue
-        size = path.stat().st_size
+    """Trim what the run left in ``workdir`` (every class run would otherwise keep it): files
+    over KEEP_FILE_MB, then, in path order, whatever goes over sandbox.DISK_MB for the folder
+    as a whole (many files just under KEEP_FILE_MB are a disk filler too). ``keep`` (the
+    graded notebook) is never deleted but counts. The notes say what was deleted.
+
+    Sizes are apparent sizes, at least one 4 KiB block per file: a sparse file is as large as
+    what a TA would copy, and a million empty files still fill the disk's inodes.
+    """
+    files = []
+    for folder, _, names in os.walk(workdir):  # never follows a link out of the folder
+        for name in sorted(names):
+            path = Path(folder) / name
+            if path == keep or path.is_symlink() or not path.is_file():
+                continue
+            files.append((path, max(path.stat().st_size, 4096)))
+    files.sort()
+    notes, big = [], []
+    total = keep.stat().st_size if keep.is_file() and not keep.is_symlink() else 0
+    over: list[tuple[Path, int]] = []
+    for path, size in files:
         if size > KEEP_FILE_MB * 2**20:
-            path.unlink()
-            notes.append(f"{path.relative_to(workdir)} ({size / 2**20:.0f} MB) was deleted "
-                         f"after grading: files over {KEEP_FILE_MB} MB are not kept")
+            big.append((path, size))
+        elif total + size > sandbox.DISK_MB * 2**20:
+            over.append((path, size))
+        else:
+            total += size
+    for path, size in big + over:
+        path.unlink(missing_ok=True)
+    for path, size in big[:5]:
+        notes.append(f"{path.relative_to(workdir)} ({size / 2**20:.0f} MB) was deleted "
+                     f"after grading: files over {KEEP_FILE_MB} MB are not kept")
+    if len(big) > 5:
+        notes.append(f"{len(big) - 5} more files over {KEEP_FILE_MB} MB were deleted")
+    if over:
+        names = ", ".join(str(p.relative_to(workdir)) for p, _ in over[:3])
+        notes.append(f"{len(over)} file(s) ({sum(s for _, s in over) / 2**20:.0f} MB) were "
+                     f"deleted after grading: a graded folder keeps at most "
+                     f"{sandbox.DISK_MB} MB in all ({names}{', …' if len(over) > 3 else ''})")
     return notes
 
 

@@ -30,6 +30,10 @@ MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader
 MAX_OUTPUTS_PER_CELL = 500
 MAX_DISPLAY_CHARS = 2_000_000       # one rich output (image, HTML, text/plain of a display)
 MAX_PAYLOAD_CHARS = 50_000_000      # one check's observations: large tensors, never gigabytes
+# all output kept from one notebook: bounds the grader's memory per kernel it drives
+MAX_NOTEBOOK_CHARS = 100_000_000
+MAX_ERROR_CHARS = 10_000            # an exception's message, and each traceback line
+MAX_TRACEBACK_LINES = 100
 
 OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
     "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
@@ -54,6 +58,7 @@ class Execution:
     cells: dict[int, CellRun] = field(default_factory=dict)
     stopped: str = ""
     seconds: float = 0.0
+    drives: dict[int, list] = field(default_factory=dict)  # checks cell -> driven calls
 
     def problems(self) -> list[str]:
         """Notes worth telling the student, in cell order (timeouts, memory, the stop)."""
@@ -63,7 +68,18 @@ class Execution:
 
 
 class _BoundedClient(NotebookClient):
-    """nbclient with a cap on how much output one cell may keep."""
+    """nbclient with a cap on how much output one cell, and one notebook, may keep.
+
+    Whatever a kernel sends passes through here before the grader keeps it, so these caps
+    bound the grader's memory (and the graded notebook on disk) for each kernel it drives:
+    at most MAX_NOTEBOOK_CHARS characters of output per notebook, however many cells,
+    outputs or display updates carry them. What goes over is replaced by a short note.
+    Widget messages are ignored: grading needs no widget, and their state would be kept
+    outside every cap.
+    """
+
+    kept_chars: int = 0          # characters of output kept so far in this notebook
+    notebook_cap_noted: bool = False
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
@@ -72,7 +88,7 @@ class _BoundedClient(NotebookClient):
             return None
         data = content.get("data")
         if isinstance(data, dict):
-            size = sum(len(v) if isinstance(v, str) else len(str(v)) for v in data.values())
+            size = _size(data)
             if size > (MAX_PAYLOAD_CHARS if is_payload else MAX_DISPLAY_CHARS):
                 # Kept, it would fill the grader's memory and the graded notebook on disk.
                 content["data"] = {"text/plain": f"[an output of {size:,} characters was "
@@ -85,7 +101,59 @@ class _BoundedClient(NotebookClient):
             text = content.get("text", "")
             if used + len(text) > MAX_STREAM_CHARS:
                 content["text"] = text[:MAX_STREAM_CHARS - used] + "\n[… output truncated]\n"
+        if msg.get("msg_type") == "error":
+            # An error is kept whatever the caps (it says the cell failed), but not its size.
+            content["evalue"] = _clip(str(content.get("evalue", "")), MAX_ERROR_CHARS)
+            content["ename"] = _clip(str(content.get("ename", "")), 200)
+            traceback = [_clip(str(line), MAX_ERROR_CHARS) for line in
+                         (content.get("traceback") or [])[-MAX_TRACEBACK_LINES:]]
+            content["traceback"] = traceback
+        size = _size(content.get("data", {})) + len(str(content.get("text", ""))) + sum(
+            len(line) for line in content.get("traceback", []))
+        if self.kept_chars + size > MAX_NOTEBOOK_CHARS and msg.get("msg_type") == "error":
+            if any(o.get("output_type") == "error" for o in outs):
+                return None
+            content["traceback"], content["evalue"] = [], _clip(content["evalue"], 200)
+            size = len(content["evalue"])
+        elif self.kept_chars + size > MAX_NOTEBOOK_CHARS:
+            if self.notebook_cap_noted:
+                return None
+            self.notebook_cap_noted = True
+            note = (f"[output limit reached: a notebook keeps at most {MAX_NOTEBOOK_CHARS:,} "
+                    f"characters of output; this output and every later one were dropped]")
+            # As a display, whatever the message was: nbclient reads the type from the header.
+            msg = {**msg, "header": {**msg.get("header", {}), "msg_type": "display_data"},
+                   "msg_type": "display_data",
+                   "content": {"data": {"text/plain": note}, "metadata": {}}}
+            size = len(note)
+        self.kept_chars += size
         return super().output(outs, msg, display_id, cell_index)
+
+    def _update_display_id(self, display_id, msg):
+        # update_display_data replaces an output kept earlier: the same caps apply to it.
+        data = msg.get("content", {}).get("data")
+        if isinstance(data, dict):
+            size = _size(data)
+            if size > MAX_DISPLAY_CHARS or self.kept_chars + size > MAX_NOTEBOOK_CHARS:
+                msg["content"]["data"] = {"text/plain": f"[a display update of {size:,} "
+                                                        f"characters was dropped]"}
+                msg["content"]["metadata"] = {}
+            else:
+                self.kept_chars += size
+        return super()._update_display_id(display_id, msg)
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        return None
+
+
+def _size(data) -> int:
+    if not isinstance(data, dict):
+        return len(str(data))
+    return sum(len(v) if isinstance(v, str) else len(str(v)) for v in data.values())
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more]"
 
 
 def cell_label(index: int) -> str:
@@ -94,7 +162,8 @@ def cell_label(index: int) -> str:
 
 async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                        cell_timeout: float, time_limit: float, memory_mb: int | None = None,
-                       skip: set[int] = frozenset(), on_cell=None) -> Execution:
+                       skip: set[int] = frozenset(), on_cell=None,
+                       after_cell=None) -> Execution:
     """Execute ``nb``'s code cells in place with kernel manager ``km`` (not yet started).
 
     Args:
@@ -103,6 +172,10 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
         time_limit: seconds the whole notebook may run (kernel start included).
         memory_mb: the kernel's memory limit, only to explain a ``MemoryError``.
         on_cell: optional callback ``(index)`` before each cell (progress, tests).
+        after_cell: optional coroutine ``(client, km, index, seconds left)`` awaited after
+            each cell the kernel survived (the grader drives the checks of a checks cell
+            there). It returns ``(drives, note)``: drives, if any, are kept in
+            ``Execution.drives[index]``; a note says the kernel died meanwhile.
     """
     started = time.monotonic()
     execution = Execution()
@@ -137,6 +210,13 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                   min(cell_timeout, remaining), cell_timeout <= remaining,
                                   time_limit, memory_mb)
             execution.cells[index] = run
+            if run.status not in (KILLED, DEAD) and after_cell is not None:
+                drives, note = await after_cell(client, km, index,
+                                                time_limit - (time.monotonic() - started))
+                if drives is not None:
+                    execution.drives[index] = drives
+                if note:
+                    run.status, run.note = DEAD, note
             if run.status in (KILLED, DEAD):
                 execution.stopped = run.note
                 for rest in code_cells[position + 1:]:
@@ -163,7 +243,7 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
             pass
         done, _ = await asyncio.wait({task}, timeout=INTERRUPT_GRACE_S)
         if not done:
-            await _kill(km)
+            await kill(km)
             done, _ = await asyncio.wait({task}, timeout=INTERRUPT_GRACE_S)
             if not done:
                 task.cancel()
@@ -210,7 +290,7 @@ def _consume(task: asyncio.Task) -> None:
         task.exception()
 
 
-async def _kill(km) -> None:
+async def kill(km) -> None:
     try:
         await km.shutdown_kernel(now=True)
     except Exception:  # noqa: BLE001 — already gone

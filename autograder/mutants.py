@@ -9,9 +9,11 @@ rest of the notebook, so the whole suite stays fast enough for CI:
 
 1. run the lab's setup cells (locked code cells without points) in a fresh namespace;
 2. run the answer cells before the checks cell, the one under test replaced;
-3. run the checks cell (hidden tests included) with ``grade`` recording what a grading kernel
-   would publish, then score those payloads with the grader's own code
-   (:func:`autograder.score.score_checks_cell`), delegation scan included.
+3. run the checks cell (hidden tests included) with ``grade`` driven as the grader drives a
+   kernel: the reference run records the tape of inputs, the program replays it on the
+   answer (:mod:`coursekit.grading.tape`), and the grader's own code scores the observations
+   (:func:`autograder.score.score_checks_cell`). Delegation is judged by the static scan here,
+   standing in for the kernel's runtime monitor (a kernel-free harness has none).
 
 A mutant is *killed* when it loses points. ``python -m autograder.mutants`` prints the kill
 rate per lab.
@@ -26,12 +28,15 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.grading.encoding import MIME_TYPE, encode, encode_error
+from coursekit.grading.integrity import delegation_message
 from coursekit.grading.program import get_check, run_program
 from coursekit.grading.seeds import hidden_seed, public_seed
+from coursekit.grading.tape import TapeRng
+from coursekit.grading.verdict import observed, reference_run
 
 from . import cells as lab_cells
-from .cells import ANSWER, CHECKS, SETUP, LabCell
+from .cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
+from .drive import DONE, Drive
 from .manifest import Course, Lab, load_course
 from .release import release_notebook
 from .score import CellScore, delegation, score_checks_cell
@@ -111,9 +116,9 @@ class Harness:
         checks = self.checks_of(answer_id)
         namespace: dict = {"__name__": "__main__"}
         earlier = [a for a in self.answers if a.index < checks.index]
-        published: list[dict] = []
+        drives: list[Drive] = []
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()), self._recording(published):
+                contextlib.redirect_stderr(io.StringIO()), self._driving(drives):
             warnings.simplefilter("ignore")
             for cell in self.setup:
                 exec(compile(_python(cell.source), f"<setup {cell.grade_id}>", "exec"), namespace)
@@ -127,33 +132,35 @@ class Harness:
         covered = {f"answer {cell.grade_id}": (code if cell.grade_id == answer_id
                                                else cell.source) for cell in earlier
                    if cell in self.source.covered_answers(checks)}
-        return score_checks_cell(checks, {"outputs": published}, seed_of=self.seed,
-                                 forbidden=delegation(checks.calls, covered),
+        forbidden = {(check, hidden): delegation_message(findings)
+                     for check, findings in delegation(checks.calls, covered).items()
+                     for hidden in (False, True)}
+        return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=forbidden,
                                  reason_if_missing="the checks cell raised before this call")
 
     def seed(self, check: str, hidden: bool) -> int:
         return hidden_seed(check, self.secret, "mutant") if hidden else public_seed(check)
 
     @contextlib.contextmanager
-    def _recording(self, published: list[dict]):
-        """Make ``grade(...)`` publish as in a grading kernel, into ``published``.
+    def _driving(self, drives: list[Drive]):
+        """Make ``grade(...)`` drive the answer as the grader drives a kernel, into ``drives``.
 
         The checks cell (and any setup cell) gets ``grade`` from ``coursekit.grading``; for
-        the duration, that name is a recorder that runs the program on the student's side
-        and keeps the payload a kernel would have displayed.
+        the duration, that name runs the reference with a recording generator, replays the
+        tape on the answer, and keeps both sides for the scorer.
         """
         import coursekit.grading as grading
 
-        def record(check_name, impl, *, hidden=False):
-            observations = run_program(get_check(check_name), impl, self.seed(check_name, hidden))
-            payload = {"version": 1, "check": check_name, "hidden": hidden, "observations": [
-                {"label": o.label,
-                 "value": encode_error(o.error) if o.error is not None else encode(o.value)}
-                for o in observations]}
-            published.append({"output_type": "display_data", "data": {MIME_TYPE: payload}})
+        def drive(check_name, impl, *, hidden=False):
+            seed = self.seed(check_name, hidden)
+            expected, tape = reference_run(check_name, seed)
+            observations = run_program(get_check(check_name), impl, rng=TapeRng(tape))
+            drives.append(Drive(GradeCall(check_name, hidden, 0), seed, expected=expected,
+                                observed=[(o.label, observed(o.value, o.error))
+                                          for o in observations], status=DONE))
 
         original = grading.grade
-        grading.grade = record
+        grading.grade = drive
         try:
             yield
         finally:

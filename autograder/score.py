@@ -1,15 +1,20 @@
-"""Score: payloads published by the kernel → verdicts (in this process) → points per check.
+"""Score: driven calls → verdicts (in this process) → points per check.
 
 For every checks cell of the *source*, its ``grade(...)`` calls are known from the source
-(:func:`autograder.cells.grade_calls`). Each call is matched, in order, with a payload the
-cell published (MIME ``application/vnd.coursekit.observations+json``) and judged here with
-:func:`coursekit.grading.judge` on the same seed the kernel used. The cell's points are split
-over all cases of all its calls by case weight, so one wrong gradient costs its share, not the
-cell. Stderr, warnings and anything else in the output play no part: only payloads count.
+(:func:`autograder.cells.grade_calls`). The grader drove each of them (:mod:`.drive`): it holds
+the reference's expected values and the observations the kernel sent back, and judges them
+here with :func:`coursekit.grading.verdict.judge_expected`. The cell's points are split over all
+cases of all its calls by case weight, so one wrong gradient costs its share, not the cell.
+Stderr, warnings and cell outputs play no part: only the driven observations count.
 
-A call with no payload scores 0 with a reason (the cell raised, timed out, was not reached);
-more payloads than calls for a check means the output was forged, and that check scores 0.
-Written answers are left for a human (``score=None``).
+A call that could not be driven scores 0 with a reason (the cell raised before it, timed out,
+was not reached); a call whose run stopped early keeps the cases that finished. Delegation the
+monitor saw while a call was driven fails that call. Written answers are left for a human
+(``score=None``).
+
+Hidden checks say only what the check's author wrote: how many cases passed and the hints of
+the failing ones, never a case's inputs, expected values, or any text that came from the
+student's process (exception messages, reprs).
 """
 from __future__ import annotations
 
@@ -18,14 +23,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable
 
-from coursekit.grading.encoding import MIME_TYPE
-from coursekit.grading.integrity import Finding, delegation_message, find_forbidden
+from coursekit.grading.integrity import Finding, find_forbidden
 from coursekit.grading.program import get_check
-from coursekit.grading.report import format_check
-from coursekit.grading.verdict import CheckResult, decode_payload, judge
+from coursekit.grading.report import format_check, not_implemented
+from coursekit.grading.verdict import CheckResult, judge, judge_expected
 
 from .assemble import Assembled
 from .cells import CHECKS, WRITTEN, GradeCall, LabCell, LabNotebook
+from .drive import DONE, MISSING, Drive
 from .execute import DEAD, ERROR, KILLED, NOT_RUN, TIMEOUT, Execution, cell_label
 
 
@@ -64,17 +69,6 @@ class CellScore:
     note: str = ""
 
 
-def payloads(cell) -> list[dict]:
-    """The observation payloads in a cell's outputs, in order."""
-    found = []
-    for output in cell.get("outputs", []):
-        data = output.get("data", {}) if isinstance(output, dict) else {}
-        payload = data.get(MIME_TYPE)
-        if isinstance(payload, dict):
-            found.append(payload)
-    return found
-
-
 def missing_reason(execution: Execution | None, index: int | None) -> str:
     """Why a checks cell produced no payload for a call, from how the cell ran."""
     if index is None:
@@ -90,18 +84,32 @@ def missing_reason(execution: Execution | None, index: int | None) -> str:
         evalue = run.evalue if len(run.evalue) < 300 else run.evalue[:300] + "…"
         return (f"no result: {cell_label(index)} raised {run.ename}: {evalue}" if evalue
                 else f"no result: {cell_label(index)} raised {run.ename}")
-    return "no result was published by this call (was the cell changed at run time?)"
+    return "grade() was not called for this check (was the checks cell changed at run time?)"
 
 
 def _message(result: CheckResult) -> str:
     """What the student reads about one call: why it failed, or which cases differ."""
     if result.passed:
         return f"all {len(result.cases)} cases passed"
+    n_pass = sum(c.passed for c in result.cases)
+    if result.hidden:
+        return _hidden_message(result, n_pass)
     if result.reason:
         return result.reason
-    n_pass = sum(c.passed for c in result.cases)
     details = textwrap.dedent("\n".join(format_check(result).splitlines()[1:]))
     return f"{n_pass}/{len(result.cases)} cases passed\n{details}".strip()
+
+
+def _hidden_message(result: CheckResult, n_pass: int) -> str:
+    """A hidden check's report: counts, the grader's own reason, the check author's hints."""
+    lines = [f"{n_pass}/{len(result.cases)} hidden cases passed"]
+    if result.reason:
+        lines.append(result.reason)
+    elif not_implemented(result):
+        return lines[0] + ": not implemented yet (the exercise still raises NotImplementedError)"
+    hints = list(dict.fromkeys(c.hint for c in result.cases if not c.passed and c.hint))
+    lines += [f"hint: {hint}" for hint in hints[:5]]
+    return "\n".join(lines)
 
 
 def delegation(calls: list[GradeCall], covered: dict[str, str]) -> dict[str, list[Finding]]:
@@ -120,46 +128,33 @@ def delegation(calls: list[GradeCall], covered: dict[str, str]) -> dict[str, lis
     return found
 
 
-def score_checks_cell(cell: LabCell, outputs_cell, *, seed_of: Callable[[str, bool], int],
-                      reason_if_missing: str, forbidden: dict[str, list[Finding]] | None = None,
+def score_checks_cell(cell: LabCell, drives: list[Drive] | None, *,
+                      seed_of: Callable[[str, bool], int], reason_if_missing: str,
+                      forbidden: dict[tuple[str, bool], str] | None = None,
                       zero_reason: str = "", include_hidden: bool = True) -> CellScore:
-    """Score one checks cell from its executed copy ``outputs_cell`` (None if absent).
+    """Score one checks cell from its driven calls (``drives``, in call order; None if the
+    cell never ran).
 
     Args:
-        forbidden: ``{check name: findings}`` — delegation found in the covered answer cells.
+        forbidden: ``{(check name, hidden): message}`` — delegation seen while that call was
+            driven.
     """
     forbidden = forbidden or {}
     calls: list[GradeCall] = [c for c in cell.calls if include_hidden or not c.hidden]
-    queue: dict[tuple[str, bool], list[dict]] = defaultdict(list)
-    for payload in payloads(outputs_cell) if outputs_cell is not None else []:
-        key = (str(payload.get("check")), bool(payload.get("hidden")))
-        queue[key].append(payload)
-    expected = defaultdict(int)
-    for call in calls:
-        expected[call.key] += 1
+    queue: dict[tuple[str, bool], list[Drive]] = defaultdict(list)
+    for drive in drives or []:
+        queue[drive.call.key].append(drive)
     results: list[CheckResult] = []
     for call in calls:
-        seed = seed_of(call.check, call.hidden)
-        reason = ""
-        if zero_reason:
-            reason = zero_reason
-        elif len(queue[call.key]) > expected[call.key]:
-            reason = (f"{len(queue[call.key])} results were published for "
-                      f"{call.check} where the cell makes {expected[call.key]} call(s): "
-                      f"the output was tampered with")
-        payload = queue[call.key].pop(0) if queue[call.key] and not reason else None
+        drive = queue[call.key].pop(0) if queue[call.key] else None
         try:
-            if payload is not None:
-                result = judge(call.check, seed, decode_payload(payload), hidden=call.hidden)
-            else:
-                result = judge(call.check, seed, [], hidden=call.hidden).failed(
-                    reason or reason_if_missing)
+            result = _judge_call(call, drive, seed_of, zero_reason or "", reason_if_missing)
         except Exception as error:  # noqa: BLE001 — a broken check must not stop the class
             result = CheckResult(call.check, call.hidden, [], reason=(
                 f"the grader could not run this check ({type(error).__name__}: {error}); "
                 f"this is a bug in the check, not in your code — tell your instructor"))
-        if forbidden.get(call.check) and not zero_reason and result.cases:
-            result = result.failed(delegation_message(forbidden[call.check]))
+        if forbidden.get(call.key) and not zero_reason and result.cases:
+            result = result.failed(forbidden[call.key])
         results.append(result)
     weights = [sum(c.weight for c in r.cases) for r in results]
     total = sum(weights)
@@ -174,14 +169,29 @@ def score_checks_cell(cell: LabCell, outputs_cell, *, seed_of: Callable[[str, bo
                      checks)
 
 
+def _judge_call(call: GradeCall, drive: Drive | None, seed_of: Callable[[str, bool], int],
+                zero_reason: str, reason_if_missing: str) -> CheckResult:
+    if zero_reason:
+        return judge(call.check, seed_of(call.check, call.hidden), [],
+                     hidden=call.hidden).failed(zero_reason)
+    if drive is None or drive.status == MISSING:
+        return judge(call.check, seed_of(call.check, call.hidden), [],
+                     hidden=call.hidden).failed(reason_if_missing)
+    if not drive.observed and drive.status != DONE:
+        return judge_expected(call.check, drive.expected, [], hidden=call.hidden).failed(
+            drive.note or reason_if_missing)
+    return judge_expected(call.check, drive.expected, drive.observed, hidden=call.hidden,
+                          stopped=drive.note if drive.status != DONE else "")
+
+
 def score_notebook(source: LabNotebook, assembled: Assembled | None,
                    execution: Execution | None, *, seed_of: Callable[[str, bool], int],
-                   forbidden: dict[str, dict[str, list[Finding]]] | None = None,
+                   forbidden: dict[tuple[str, bool], str] | None = None,
                    zero_reason: str = "") -> list[CellScore]:
-    """Every graded cell of the source, scored from the assembled and executed notebook.
+    """Every graded cell of the source, scored from the assembled notebook's driven calls.
 
     With ``assembled`` None (missing or unreadable submission) every check scores 0 with
-    ``zero_reason``.
+    ``zero_reason``. ``forbidden`` maps a call to the delegation seen while it was driven.
     """
     scores = []
     for cell in source.cells:
@@ -190,10 +200,10 @@ def score_notebook(source: LabNotebook, assembled: Assembled | None,
                                     note="graded by hand"))
         elif cell.role == CHECKS:
             index = assembled.index_of(cell.grade_id) if assembled is not None else None
-            outputs_cell = assembled.nb.cells[index] if index is not None else None
+            drives = (execution.drives.get(index) if execution is not None and index is not None
+                      else None)
             scores.append(score_checks_cell(
-                cell, outputs_cell, seed_of=seed_of,
+                cell, drives, seed_of=seed_of,
                 reason_if_missing=zero_reason or missing_reason(execution, index),
-                forbidden=(forbidden or {}).get(cell.grade_id, {}),
-                zero_reason=zero_reason))
+                forbidden=forbidden, zero_reason=zero_reason))
     return scores

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import find_tampering
-from coursekit.grading.seeds import SECRET_ENV, STUDENT_ENV, public_seed
+from coursekit.grading.integrity import delegation_message, find_tampering
+from coursekit.grading.seeds import public_seed
 
 from . import cells as lab_cells
 from . import sandbox
 from .cells import ANSWER, CHECKS, PLAIN
+from .drive import checks_driver
 from .execute import run_notebook
 from .manifest import Course, Lab, ManifestError, find_root, load_course
 from .score import CellScore, delegation, missing_reason, score_checks_cell
@@ -108,7 +109,7 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     if course is not None:
         course.enable_checks()
     notebook = lab_cells.split(nb, path)
-    env = {k: v for k, v in os.environ.items() if k not in (SECRET_ENV, STUDENT_ENV)}
+    env = dict(os.environ)
     env.update({"COURSEKIT_MODE": "grade", "MPLBACKEND": "Agg"})
     if course is not None:
         for key, value in course.kernel_env().items():
@@ -131,9 +132,12 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
                                                       cpu_s=int(time_limit) + 60)
                                 if sys.platform.startswith("linux") else None)
     try:
+        visible = {c.index: [call for call in c.calls if not call.hidden]
+                   for c in notebook.cells if c.role == CHECKS}
+        driver = checks_driver(visible, lambda name, hidden: public_seed(name), cell_timeout)
         execution = asyncio.run(run_notebook(nb, km, cwd=path.parent, env=env,
                                              cell_timeout=cell_timeout, time_limit=time_limit,
-                                             memory_mb=memory, skip=skip))
+                                             memory_mb=memory, skip=skip, after_cell=driver))
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
@@ -154,8 +158,10 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
         covered = {f"cell {c.index + 1}" + (f" ({c.grade_id})" if c.grade_id else ""): c.source
                    for c in notebook.cells[previous + 1:cell.index] if students(c)}
         previous = cell.index
+        findings = delegation(cell.calls, covered)
+        forbidden = {(check, False): delegation_message(found) for check, found in findings.items()}
         result.cells.append(score_checks_cell(
-            cell, nb.cells[cell.index], seed_of=lambda name, hidden: public_seed(name),
+            cell, execution.drives.get(cell.index), seed_of=lambda name, hidden: public_seed(name),
             reason_if_missing=missing_reason(execution, cell.index),
-            forbidden=delegation(cell.calls, covered), include_hidden=False))
+            forbidden=forbidden, include_hidden=False))
     return result

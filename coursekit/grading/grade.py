@@ -5,9 +5,9 @@ It has two modes:
 * **Student mode** (JupyterLab, nbval): run the check on ``impl`` and on the reference right
   here, print a short report, and raise :class:`CheckFailed` if any case differs.
 * **Grade mode** (``COURSEKIT_MODE=grade``, set by the autograder and ``coursekit
-  validate`` when they start the kernel): only run the check on ``impl`` and publish the
-  observations as cell output. The grader process computes the verdict from them; nothing the
-  kernel does can change that verdict, only the observations it reports.
+  validate`` when they start the kernel): only register ``impl`` (:mod:`.oracle`). After the
+  cell, the grader drives it with the check's inputs and judges what comes back in its own
+  process; the kernel never holds a hidden seed, the expected values or the verdict.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import linecache
 import os
 from typing import Any
 
-from .encoding import MIME_TYPE, encode, encode_error
+from . import oracle
 from .integrity import delegation_message, find_forbidden
 from .program import get_check, run_program
 from .report import format_check
@@ -52,12 +52,12 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
         hidden: hidden checks use a secret seed at grade time.
     """
     __tracebackhide__ = True  # IPython: show the student's cell, not this frame
+    if grading_mode():
+        oracle.register(check_name, hidden, impl)
+        return
     check = get_check(check_name)
     seed = seed_for(check_name, hidden)
     observations = run_program(check, impl, seed)
-    if grading_mode():
-        _publish(check_name, hidden, observations)
-        return
     result = judge(check_name, seed, [(o.label, observed(o.value, o.error)) for o in observations],
                    hidden=hidden)
     findings = find_forbidden(_sources_of(impl), check.forbid) if check.forbid else []
@@ -70,25 +70,6 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
     if not result.passed:
         raise CheckFailed(f"{check_name}: {sum(not c.passed for c in result.cases)} of "
                           f"{len(result.cases)} cases differ from the reference (see above)")
-
-
-def _publish(check_name: str, hidden: bool, observations: list) -> None:
-    payload = {
-        "version": 1,
-        "check": check_name,
-        "hidden": hidden,
-        "observations": [
-            {"label": o.label,
-             "value": encode_error(o.error) if o.error is not None else encode(o.value)}
-            for o in observations
-        ],
-    }
-    summary = f"coursekit: {check_name} recorded {len(observations)} observations for grading"
-    try:
-        from IPython.display import display
-        display({MIME_TYPE: payload, "text/plain": summary}, raw=True)
-    except ImportError:  # not in a kernel: nothing to publish to
-        print(summary)
 
 
 def _sources_of(impl: Any) -> dict[str, str]:

@@ -118,6 +118,9 @@ class Observation:
     case: Case | None = None
 
 
+STOPPED = "(program stopped)"  # the label of a program that crashed outside a thunk
+
+
 class EarlierStepFailed(Exception):
     """Stands in for the result of a step that raised, so later steps fail with a clear reason."""
 
@@ -135,9 +138,18 @@ class _FailedResult:
     __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __matmul__ = __float__ = _fail
 
 
-def run_program(check_: Check, impl: Any, seed: int) -> list[Observation]:
-    """Run ``check_``'s program on ``impl`` with inputs drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
+def run_program(check_: Check, impl: Any, seed: int | None = None, *, rng: Any = None,
+                on_observation: Callable[[Observation], None] | None = None
+                ) -> list[Observation]:
+    """Run ``check_``'s program on ``impl`` with inputs drawn from ``seed``.
+
+    Args:
+        rng: draw from this generator instead (a recording or a tape, see :mod:`.tape`).
+        on_observation: called with each observation as soon as it is made, so a caller can
+            pass it on before a later case hangs or kills the process.
+    """
+    if rng is None:
+        rng = np.random.default_rng(seed)
     generator = check_.program(impl, rng)
     observations: list[Observation] = []
     to_send: Any = None
@@ -149,13 +161,19 @@ def run_program(check_: Check, impl: Any, seed: int) -> list[Observation]:
         # A program that crashes outside a thunk is a bug in the check or in an impl the
         # program touched directly; record it and stop rather than lose the earlier cases.
         except Exception as error:  # noqa: BLE001
-            observations.append(Observation("(program stopped)", error=error))
+            observation = Observation(STOPPED, error=error)
+            observations.append(observation)
+            if on_observation is not None:
+                on_observation(observation)
             break
         try:
             value = case.thunk()
-            observations.append(Observation(case.label, value=value, case=case))
+            observation = Observation(case.label, value=value, case=case)
             to_send = value
         except Exception as error:  # noqa: BLE001 — any student error is an outcome
-            observations.append(Observation(case.label, error=error, case=case))
+            observation = Observation(case.label, error=error, case=case)
             to_send = _FailedResult(case.label)
+        observations.append(observation)
+        if on_observation is not None:
+            on_observation(observation)
     return observations

@@ -60,3 +60,9 @@ def format_check(result: CheckResult, points: float | None = None, *,
     if len(failures) > max_failures:
         lines.append(f"  … and {plural(len(failures) - max_failures, 'more failing case')}")
     return "\n".join(lines)
+
+
+def not_implemented(result: CheckResult) -> bool:
+    """Whether every failing case of ``result`` comes from the release's untouched stub."""
+    failures = [c for c in result.cases if not c.passed]
+    return bool(failures) and _stub_message(failures) is not None

@@ -1,10 +1,11 @@
-"""Seeds for checks: fixed for visible checks, secret for hidden ones.
+"""Seeds for checks: public for visible checks, fresh and secret for hidden ones.
 
 Visible checks use a public seed derived from the check's name, so a student sees the same
-inputs on every run. Hidden checks at grade time use a seed derived from a secret that only
-the grader knows (passed to the kernel in ``COURSEKIT_GRADE_SECRET`` when it starts), the
-student's id and the check's name: hard-coding outputs is useless, and two students never
-share inputs. Outside grading (a solution run by nbval, say), hidden checks draw a fresh seed
+inputs on every run. Hidden checks at grading time use a seed the grader draws anew for every
+submission and keeps to itself: the student's kernel only ever receives the inputs of a check
+while that check is driven (:mod:`.tape`), so knowing last time's inputs does not help and a
+table of answers is useless. The grader records the seed with the result, for a TA who wants to
+replay a case. Outside grading (a solution run by nbval, say), hidden checks draw a fresh seed
 each run, printed so a failure can be reproduced with ``COURSEKIT_SEED``.
 """
 from __future__ import annotations
@@ -13,8 +14,6 @@ import hashlib
 import os
 import secrets
 
-SECRET_ENV = "COURSEKIT_GRADE_SECRET"
-STUDENT_ENV = "COURSEKIT_STUDENT"
 FIXED_SEED_ENV = "COURSEKIT_SEED"
 
 
@@ -27,15 +26,18 @@ def public_seed(check_name: str) -> int:
 
 
 def hidden_seed(check_name: str, secret: str, student: str = "") -> int:
+    """A reproducible hidden seed (the mutant suite replays checks under chosen secrets)."""
     return _digest("hidden", secret, student, check_name)
 
 
+def fresh_seed() -> int:
+    """A hidden seed for one grading of one submission."""
+    return secrets.randbelow(2**32)
+
+
 def seed_for(check_name: str, hidden: bool) -> int:
-    """The seed a check uses in this process (see module docstring)."""
+    """The seed a check uses when it runs in the student's own notebook."""
     if not hidden:
         return public_seed(check_name)
-    secret = os.environ.get(SECRET_ENV)
-    if secret:
-        return hidden_seed(check_name, secret, os.environ.get(STUDENT_ENV, ""))
     fixed = os.environ.get(FIXED_SEED_ENV)
-    return int(fixed) if fixed else secrets.randbelow(2**32)
+    return int(fixed) if fixed else fresh_seed()

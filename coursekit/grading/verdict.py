@@ -11,7 +11,8 @@ from typing import Any
 
 from .compare import compare
 from .encoding import RaisedError, decode, encode, encode_error
-from .program import get_check, run_program
+from .program import STOPPED, get_check, run_program
+from .tape import RecordingRng
 
 
 @dataclass
@@ -57,27 +58,47 @@ def observed(value: Any = None, error: BaseException | None = None) -> Any:
     return decode(encode_error(error) if error is not None else encode(value))
 
 
-def reference_cases(check_name: str, seed: int) -> list[tuple[Any, Any]]:
-    """Run the reference; returns ``(case, normalised value)`` pairs in program order."""
+def reference_run(check_name: str, seed: int) -> tuple[list[tuple[Any, Any]], list]:
+    """Run the reference on ``seed``: ``(case, normalised value)`` pairs in program order,
+    and the tape of every input drawn (what the student's kernel gets instead of the seed)."""
     check = get_check(check_name)
+    rng = RecordingRng(seed)
     pairs = []
-    for obs in run_program(check, check.reference_impl(), seed):
+    for obs in run_program(check, check.reference_impl(), rng=rng):
         if obs.case is None:  # the program itself crashed on the reference: a bug in the check
             raise RuntimeError(f"check {check_name} crashed on the reference with seed {seed}: "
                                f"{obs.error!r}") from obs.error
         pairs.append((obs.case, observed(obs.value, obs.error)))
-    return pairs
+    return pairs, rng.tape
+
+
+def reference_cases(check_name: str, seed: int) -> list[tuple[Any, Any]]:
+    """Run the reference; returns ``(case, normalised value)`` pairs in program order."""
+    return reference_run(check_name, seed)[0]
 
 
 def judge(check_name: str, seed: int, student: list[tuple[str, Any]], *,
           hidden: bool) -> CheckResult:
     """Compare the student's ``(label, decoded value)`` observations with the reference's."""
+    return judge_expected(check_name, reference_cases(check_name, seed), student, hidden=hidden)
+
+
+def judge_expected(check_name: str, expected_pairs: list[tuple[Any, Any]],
+                   student: list[tuple[str, Any]], *, hidden: bool,
+                   stopped: str = "") -> CheckResult:
+    """Compare the student's observations with the reference's ``(case, value)`` pairs.
+
+    Args:
+        stopped: why the student's run ended early (a timeout, a dead kernel): said for every
+            case that was not observed, while the cases that were keep their verdicts.
+    """
     result = CheckResult(check_name, hidden)
     got_by_label = dict(student)
-    stopped = next((v for label, v in student if label == "(program stopped)"), None)
-    for case, expected in reference_cases(check_name, seed):
+    crashed = next((v for label, v in student if label == STOPPED), None)
+    for case, expected in expected_pairs:
         if case.label not in got_by_label:
-            why = f" (the check stopped early: {stopped!r})" if stopped is not None else ""
+            why = (f" (the check stopped early: {crashed!r})" if crashed is not None
+                   else f" ({stopped})" if stopped else "")
             result.cases.append(CaseResult(case.label, False, f"not observed{why}",
                                            case.hint, case.weight))
             continue

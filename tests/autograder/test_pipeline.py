@@ -180,7 +180,9 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
     assert "SANDBOX UNAVAILABLE" in results_json(outcome)["output"]
 
 
-def test_hidden_seeds_are_per_student_and_need_the_course_secret():
-    from autograder.autograde import kernel_secret
-    assert kernel_secret("s", "ada") != kernel_secret("s", "ben")
-    assert kernel_secret("s", "ada") != kernel_secret("t", "ada")
+def test_hidden_seeds_are_fresh_for_every_grading_and_stable_within_one():
+    from autograder.autograde import Grader
+    first, second = Grader.seeds(), Grader.seeds()
+    assert first("lab.x", True) == first("lab.x", True)        # visible and hidden calls agree
+    assert first("lab.x", True) != second("lab.x", True)       # a regrade draws anew
+    assert first("lab.x", False) == second("lab.x", False)     # visible seeds are public

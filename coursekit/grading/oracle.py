@@ -1,0 +1,59 @@
+"""The kernel's side of grading: the student's objects, driven by the grader one check at a time.
+
+At grading time a checks cell's ``grade(check, impl, hidden=...)`` only *registers* ``impl``
+here (:func:`register`). After the cell has run, the grader sends one request per call
+(:func:`drive`): the tape of that check's inputs (:mod:`.tape`). The program runs on the
+registered object against the tape and every observation is published as soon as it is made,
+so the cases that finished count even if a later one hangs or kills the kernel.
+
+Nothing here is trusted. The grader computed the expected values before it sent the tape and
+only compares what comes back; code in this process may replace, wrap or skip every function
+of this module, and gains nothing by it but its own failed cases.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .encoding import MIME_TYPE, encode, encode_error
+from .program import Observation, get_check, run_program
+from .tape import TapeRng, load
+
+# (check, hidden) -> the objects registered by the checks cells, in call order.
+_REGISTERED: dict[tuple[str, bool], list[Any]] = {}
+
+
+def register(check_name: str, hidden: bool, impl: Any) -> None:
+    """Keep ``impl`` until the grader drives it, right after the checks cell: it asks for the
+    latest registrations of a check, counted from the end."""
+    _REGISTERED.setdefault((check_name, bool(hidden)), []).append(impl)
+
+
+def drive(request: str) -> None:
+    """Run one check on a registered object against the grader's tape (see module docstring)."""
+    message = json.loads(request)
+    ticket = message["ticket"]
+    key = (message["check"], bool(message["hidden"]))
+    slots = _REGISTERED.get(key, [])
+    from_end = int(message["from_end"])
+    if not 0 < from_end <= len(slots):
+        _publish({"ticket": ticket, "missing": True})
+        return
+
+    def publish(observation: Observation) -> None:
+        try:
+            value = (encode_error(observation.error) if observation.error is not None
+                     else encode(observation.value))
+        except Exception as error:  # noqa: BLE001 — a value that breaks encoding is an outcome
+            value = {"opaque": f"a value that could not be sent to the grader "
+                               f"({type(error).__name__})"}
+        _publish({"ticket": ticket, "label": observation.label, "value": value})
+
+    run_program(get_check(message["check"]), slots[-from_end], rng=TapeRng(load(message["tape"])),
+                on_observation=publish)
+    _publish({"ticket": ticket, "done": True})
+
+
+def _publish(item: dict) -> None:
+    from IPython.display import display
+    display({MIME_TYPE: item}, raw=True)
