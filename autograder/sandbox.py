@@ -1,8 +1,12 @@
-"""The sandbox a submission's kernel runs in: bubblewrap for isolation, prlimit for limits.
+"""The sandbox a submission's kernel runs in: bubblewrap for isolation; a cgroup, an
+unprivileged user and rlimits for limits.
 
-The kernel command (``python -m ipykernel_launcher -f <connection file>``) is wrapped as::
+The kernel command (``python -m ipykernel_launcher -f <connection file>``, or any other) is
+wrapped as::
 
-    bwrap <namespaces and mounts> -- prlimit --cpu --as --nproc -- python -m ipykernel_launcher ...
+    sh (join the submission's cgroup) -- bwrap <namespaces and mounts> --
+        setpriv (become the job's own unprivileged uid) -- prlimit --cpu --as --nproc --fsize --
+            python -m ipykernel_launcher ...
 
 What the kernel gets:
 
@@ -11,23 +15,30 @@ What the kernel gets:
   runtime folder that is bind-mounted at the same path on both sides;
 * **only its own folder**: the root is an empty tmpfs; the system (``/usr``, ``/lib``, ``/etc``
   ...), the Python installation, the virtual environment and the ``coursekit`` package are
-  mounted read-only; the submission's working folder is the one writable, visible folder
-  (plus a private ``/tmp`` of at most TMP_MB). ``course/`` (gradebook, secret, other students) and
-  ``solutions/`` are simply not there;
-* **limits**: CPU seconds (``RLIMIT_CPU``), address space (``RLIMIT_AS``, so a memory bomb
-  gets ``MemoryError``), processes (``RLIMIT_NPROC``), file size; wall time is enforced by
-  the grader (:mod:`.execute`), which kills the whole process group.
+  mounted read-only; the submission's working folder is the one writable, visible folder on
+  disk. ``course/`` (gradebook, secret, other students) and ``solutions/`` are simply not there;
+* **sized tmpfs**: every tmpfs it can write has a size: ``/`` (ROOT_MB), ``/tmp`` (TMP_MB) and
+  ``/dev/shm`` (SHM_MB). ``/dev`` itself (bubblewrap's ``--dev``, which takes no size) is
+  owned by root and not writable by the kernel's user;
+* **its own unprivileged user**: when the grader is root, the kernel runs as a uid of its
+  own (SANDBOX_UID_BASE + a job slot) that owns nothing on the system: ``/etc/shadow`` and
+  every other root-only file are unreadable, and ``RLIMIT_NPROC``, which root ignores,
+  counts this submission's processes alone;
+* **a cgroup per submission** (:mod:`.cgroup`): memory for the kernel and everything it
+  starts together, tmpfs pages included; a process count; an equal CPU weight, so a
+  submission with 30 busy processes gets the same CPU share as its neighbour's one kernel;
+* **rlimits** per process: CPU seconds, address space (a memory bomb gets ``MemoryError``
+  before the cgroup has to kill it), processes, file size. Wall time is enforced by the
+  grader (:mod:`.execute`), which kills the whole process group.
 
-NOTE [processes and root]: the kernel of a grader that runs as root is root too (with every
-capability dropped), and the kernel ignores ``RLIMIT_NPROC`` for root. The process limit then
-comes from bubblewrap's PID namespace: the kernel and its children cannot see or signal
-anything outside it, and when the kernel is killed the namespace's init takes every
-process in it along (``--die-with-parent``). A fork bomb is still bounded by the CPU and
-wall-time limits but not by a count; run the grader as an unprivileged user (or under a
-cgroup with ``pids.max``) for a hard count.
+After the run, output kept in the grader is capped per notebook (:mod:`.execute`) and the
+graded folder is trimmed to DISK_MB (:func:`autograder.autograde._drop_large_files`).
 
-If bubblewrap is missing or fails its self-test, grading goes on unsandboxed and says so
-loudly (CLI, feedback, gradebook): :func:`probe` returns the reason.
+What holds depends on the machine (bubblewrap's version, root or not, which cgroups are
+writable). :func:`probe` finds out once, runs a self-test with every mechanism it will use,
+and its :class:`SandboxStatus` names the limits that hold and, loudly, those that do not
+(CLI, gradebook). If bubblewrap is missing or fails its self-test, grading goes on
+unsandboxed and says so.
 """
 from __future__ import annotations
 
@@ -36,12 +47,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
+from . import cgroup
 from .manifest import Course
 
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt/conda")
@@ -49,25 +61,104 @@ UNSANDBOXED_WARNING = ("!!! SANDBOX UNAVAILABLE — submissions ran WITHOUT isol
                        "(network, files of other students, gradebook and solutions/ were "
                        "reachable): {reason}. Install bubblewrap (apt-get install bubblewrap "
                        "util-linux) and grade again.")
+UNENFORCED_WARNING = ("!!! LIMITS NOT ENFORCED on this machine — a submission can take more "
+                      "than its share: {missing}.")
+
+ROOT_MB = 16    # the sandbox's /: only mount points; the kernel's user cannot write it
+TMP_MB = 512    # /tmp, in memory (counted by the memory cgroup where there is one)
+SHM_MB = 256    # /dev/shm: multiprocessing's semaphores and shared tensors (DataLoader workers)
+DISK_MB = 512   # what a graded folder keeps on disk after the run, all files together
+SANDBOX_UID_BASE = 1_500_000  # far above the system's users and the usual subuid ranges
+UID_SLOTS = 64                # uids per grader process; jobs beyond this share a uid
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one kernel."""
+    """Resource limits of one kernel (with a cgroup: of the kernel and its children together)."""
 
     memory_mb: int = 6144
     cpu_s: int = 900
     nproc: int = 256
-    file_mb: int = 1024
+    file_mb: int = DISK_MB
+
+
+@dataclass(frozen=True)
+class Enforcement:
+    """The mechanisms this machine offers, found once (:func:`enforcement`)."""
+
+    hierarchy: cgroup.Hierarchy | None = None
+    cgroup_reason: str = ""
+    drop_uid: bool = False      # the grader is root and can hand each kernel its own uid
+    sized_tmpfs: bool = False   # bubblewrap knows --size and --perms (0.8 and later)
+    grader_is_root: bool = False
+
+    def has(self, controller: str) -> bool:
+        return self.hierarchy is not None and controller in self.hierarchy.controllers
+
+    def held(self) -> list[str]:
+        """The limits that hold here, in words."""
+        held = []
+        where = self.hierarchy.describe() if self.hierarchy else ""
+        if self.has("memory"):
+            held.append(f"memory of the kernel and its children together, tmpfs included ({where})")
+        if self.has("pids"):
+            held.append(f"process count per submission ({where})")
+        elif self.drop_uid:
+            held.append("process count per submission (RLIMIT_NPROC of the job's own uid)")
+        if self.has("cpu"):
+            held.append(f"equal CPU share per submission ({where})")
+        if self.sized_tmpfs:
+            held.append(f"sized tmpfs (/ {ROOT_MB} MB, /tmp {TMP_MB} MB, /dev/shm {SHM_MB} MB)")
+        if self.drop_uid:
+            held.append("an unprivileged uid per job (root-only files unreadable)")
+        held.append(f"kept output per notebook; graded folder trimmed to {DISK_MB} MB")
+        return held
+
+    def not_held(self) -> list[str]:
+        """The limits that do not hold here, each with why."""
+        missing = []
+        why = f" ({self.cgroup_reason})" if self.cgroup_reason else ""
+        if not self.has("memory"):
+            missing.append("memory of the kernel and its children together: only per process "
+                           f"(RLIMIT_AS), children and tmpfs are not added up{why}")
+        if not self.has("pids") and not self.drop_uid:
+            missing.append("process count per submission: RLIMIT_NPROC "
+                           + ("does not apply to root" if self.grader_is_root else
+                              "counts every process of the grader's user, all submissions "
+                              "together") + why)
+        if not self.has("cpu"):
+            missing.append(f"CPU share between submissions graded at once: a submission with "
+                           f"many busy processes slows its neighbours{why}")
+        if not self.sized_tmpfs:
+            missing.append("tmpfs size (bubblewrap older than 0.8: no --size)")
+        if self.grader_is_root and not self.drop_uid:
+            missing.append("a non-root kernel: it runs as root without capabilities, and "
+                           "root-only files such as /etc/shadow are readable "
+                           "(setpriv or bubblewrap's --perms missing)")
+        return missing
 
 
 @dataclass(frozen=True)
 class SandboxStatus:
-    """Whether kernels run isolated; ``warning`` is empty when they do."""
+    """Whether kernels run isolated and which limits hold.
+
+    ``warning`` is empty when kernels are isolated and every limit holds; it says loudly what
+    is missing otherwise. ``kind`` names the mechanisms (it starts with "bubblewrap" exactly
+    when kernels are isolated) and, after "NOT ENFORCED", the limits that do not hold.
+    """
 
     sandboxed: bool
     kind: str
     warning: str = ""
+    enforcement: Enforcement = field(default_factory=Enforcement, compare=False)
+
+    @property
+    def limits_held(self) -> list[str]:
+        return self.enforcement.held() if self.sandboxed else []
+
+    @property
+    def limits_not_held(self) -> list[str]:
+        return self.enforcement.not_held() if self.sandboxed else ["every limit but rlimits"]
 
 
 def _python_dirs() -> list[Path]:
@@ -91,36 +182,83 @@ def readonly_paths(course: Course) -> list[Path]:
     return paths
 
 
-def bwrap_command(course: Course, *, workdir: Path, runtime_dir: Path) -> list[str]:
-    """The bubblewrap prefix for a kernel working in ``workdir`` (see the module docstring)."""
-    cmd = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+@lru_cache(maxsize=1)
+def _bwrap_options() -> frozenset[str]:
+    """The options this bubblewrap knows (``--size`` and ``--perms`` came late)."""
+    try:
+        usage = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(w for w in (usage.stdout + usage.stderr).split() if w.startswith("--"))
+
+
+def _tmp_size() -> tuple[str, ...]:
+    """``--size`` for the private /tmp, where bubblewrap knows it (0.8 and later)."""
+    return ("--size", str(TMP_MB * 2**20)) if "--size" in _bwrap_options() else ()
+
+
+def _sized_tmpfs(path: str, size_mb: int, perms: str | None = None) -> list[str]:
+    options = _bwrap_options()
+    sized = ["--size", str(size_mb * 2**20)] if "--size" in options else []
+    mode = ["--perms", perms] if perms and "--perms" in options else []
+    return [*mode, *sized, "--tmpfs", path]
+
+
+def bwrap_command(course: Course, *, workdir: Path, runtime_dir: Path,
+                  drop_uid: bool = False) -> list[str]:
+    """The bubblewrap prefix for a kernel working in ``workdir`` (see the module docstring).
+
+    ``drop_uid``: keep the two capabilities the next command needs to switch to the job's
+    uid (:func:`drop_uid_command`); it drops them, and every other one, when it does.
+    """
+    # Mount order matters: the sized root first (every later mount point is made in it), the
+    # private /tmp before the read-only folders, so that folders below /tmp mounted after it
+    # (a course or runtime folder under /tmp) stay visible.
+    cmd = ["bwrap", *(_sized_tmpfs("/", ROOT_MB) if "--size" in _bwrap_options() else []),
+           "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--cap-drop", "ALL",
+           *(["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if drop_uid else []),
            "--hostname", "sandbox",
-           # Mount order matters: the private /tmp first, so that folders below /tmp mounted
-           # after it (a course or runtime folder under /tmp) stay visible.
-           "--proc", "/proc", "--dev", "/dev", *_tmp_size(), "--tmpfs", "/tmp"]
+           "--proc", "/proc", "--dev", "/dev", *_sized_tmpfs("/dev/shm", SHM_MB, "01777"),
+           *_sized_tmpfs("/tmp", TMP_MB, "01777")]
+    made: set[Path] = set()
     for path in readonly_paths(course):
-        cmd += ["--ro-bind", str(path), str(path)]
-    cmd += ["--bind", str(runtime_dir), str(runtime_dir),
-            "--bind", str(workdir), str(workdir), "--chdir", str(workdir),
+        cmd += [*_mount_point(path, made), "--ro-bind", str(path), str(path)]
+    cmd += [*_mount_point(runtime_dir, made), "--bind", str(runtime_dir), str(runtime_dir),
+            *_mount_point(workdir, made), "--bind", str(workdir), str(workdir),
+            "--chdir", str(workdir),
             "--setenv", "HOME", "/tmp",
+            # The job's uid has no /etc/passwd entry: getpass.getuser() reads these first.
+            "--setenv", "USER", "student", "--setenv", "LOGNAME", "student",
             # ipykernel exits when its parent pid changes; inside the PID namespace its parent
             # is bubblewrap's init (pid 1), and parent 1 means "do not watch".
             "--setenv", "JPY_PARENT_PID", "1"]
     return cmd
 
 
-TMP_MB = 512  # /tmp is a tmpfs in memory, which the kernel's memory limit does not count
+def _mount_point(path: Path, made: set[Path]) -> list[str]:
+    """Make ``path``'s parent folders world-searchable (0755) before it is mounted.
+
+    bubblewrap copies the host's mode when it makes them, and the host's ``/root`` (where
+    pyenv keeps Python) or ``/tmp/pytest-of-root`` are 0700: the job's uid could not reach
+    the folder mounted below.
+    """
+    options = []
+    for parent in reversed(Path(path).parents):
+        if parent != Path("/") and parent not in made and "--perms" in _bwrap_options():
+            options += ["--perms", "0755", "--dir", str(parent)]
+            made.add(parent)
+    return options
 
 
-@lru_cache(maxsize=1)
-def _tmp_size() -> tuple[str, ...]:
-    """``--size`` for the private /tmp, where bubblewrap knows it (0.8 and later)."""
-    try:
-        usage = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    return ("--size", str(TMP_MB * 2**20)) if "--size" in usage.stdout + usage.stderr else ()
+def drop_uid_command(uid: int) -> list[str]:
+    """Become ``uid`` (group ``uid``, no supplementary groups, no capabilities), then exec."""
+    if shutil.which("setpriv"):
+        return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                "--inh-caps=-all", "--"]
+    shim = (f"import os,sys\nos.setgroups([]);os.setgid({uid});os.setuid({uid})\n"
+            "os.execvp(sys.argv[1],sys.argv[1:])")
+    return [sys.executable, "-c", shim]
 
 
 def limits_command(limits: Limits) -> list[str]:
@@ -136,18 +274,92 @@ def limits_command(limits: Limits) -> list[str]:
     return [sys.executable, "-c", shim]
 
 
+_uids_in_use: set[int] = set()
+
+
+def _take_uid() -> int:
+    """A uid for one kernel: distinct for every kernel this grader runs at once (up to
+    UID_SLOTS), and for every grader process on the machine (the pid picks the range)."""
+    base = SANDBOX_UID_BASE + (os.getpid() % 4096) * UID_SLOTS
+    uid = next((base + slot for slot in range(UID_SLOTS) if base + slot not in _uids_in_use),
+               base)
+    _uids_in_use.add(uid)
+    return uid
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    """Hand ``root`` and everything under it to ``uid`` (links themselves, never targets)."""
+    os.chown(root, uid, uid, follow_symlinks=False)
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+
+
+@dataclass
+class Confinement:
+    """One submission's share of the machine: its uid and its cgroup (made at kernel start,
+    removed, with anything still running in it, at cleanup)."""
+
+    enforcement: Enforcement
+    limits: Limits
+    writable: tuple[Path, ...]   # folders the kernel's uid must own: workdir, runtime folder
+    uid: int | None = None
+    group: cgroup.Group | None = None
+
+    def __post_init__(self):
+        if self.enforcement.drop_uid:
+            self.uid = _take_uid()
+
+    def open(self) -> list[str]:
+        """Make the cgroup and hand the folders to the uid; the prefix that joins the group."""
+        if self.uid is not None:
+            for folder in self.writable:
+                _chown_tree(folder, self.uid)
+        if self.enforcement.hierarchy is not None and self.group is None:
+            self.group = cgroup.Group.create(self.enforcement.hierarchy,
+                                             memory_mb=self.limits.memory_mb,
+                                             nproc=self.limits.nproc)
+        return self.group.join_command() if self.group is not None else []
+
+    def inner(self) -> list[str]:
+        """What runs inside bubblewrap before the kernel: the uid switch, the rlimits."""
+        return ((drop_uid_command(self.uid) if self.uid is not None else [])
+                + limits_command(self.limits))
+
+    def close(self) -> None:
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        if self.uid is not None:
+            _uids_in_use.discard(self.uid)
+            self.uid = None
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernel command runs under :func:`bwrap_command` and limits.
 
-    Set ``wrapper`` (the prefix) before starting. The kernel uses the IPC transport with its
+    Set ``wrapper`` (the prefix) before starting, and ``confinement`` for a cgroup and uid
+    (its group joins in front of ``wrapper``). The kernel uses the IPC transport with its
     connection file and sockets in ``runtime_dir``, and is interrupted by message (a signal to
     the process group would hit bubblewrap, not the kernel).
     """
 
     wrapper: list[str] = []
+    confinement: Confinement | None = None
 
     def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
-        return list(self.wrapper) + super().format_kernel_cmd(extra_arguments)
+        # Called at start, after the connection file is written: the uid can be handed it.
+        join = self.confinement.open() if self.confinement is not None else []
+        return join + list(self.wrapper) + super().format_kernel_cmd(extra_arguments)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        try:
+            await super()._async_cleanup_resources(restart=restart)
+        finally:
+            if self.confinement is not None:
+                self.confinement.close()
+
+    cleanup_resources = _async_cleanup_resources
 
 
 def kernel_manager(course: Course, *, workdir: Path, runtime_dir: Path, limits: Limits | None,
@@ -157,9 +369,16 @@ def kernel_manager(course: Course, *, workdir: Path, runtime_dir: Path, limits: 
     km = SandboxedKernelManager(transport="ipc", ip=str(runtime_dir / "k"),
                                 connection_file=str(runtime_dir / "kernel.json"),
                                 kernel_name="python3")
-    prefix = bwrap_command(course, workdir=workdir, runtime_dir=runtime_dir) + ["--"] \
-        if status.sandboxed else []
-    km.wrapper = prefix + (limits_command(limits) if limits is not None else [])
+    if status.sandboxed:
+        confinement = Confinement(status.enforcement, limits or Limits(),
+                                  (workdir, runtime_dir))
+        km.confinement = confinement
+        km.wrapper = (bwrap_command(course, workdir=workdir, runtime_dir=runtime_dir,
+                                    drop_uid=confinement.uid is not None)
+                      + ["--"] + (confinement.inner() if limits is not None else
+                                  drop_uid_command(confinement.uid) if confinement.uid else []))
+    else:
+        km.wrapper = limits_command(limits) if limits is not None else []
     km.kernel_spec.interrupt_mode = "message"
     return km
 
@@ -170,11 +389,43 @@ def runtime_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="ck-"))
 
 
+@lru_cache(maxsize=1)
+def enforcement() -> Enforcement:
+    """Which limit mechanisms this machine offers (see :class:`Enforcement`)."""
+    options = _bwrap_options()
+    sized = "--size" in options and "--perms" in options
+    root = os.geteuid() == 0
+    hierarchy, reason = cgroup.detect()
+    if hierarchy is not None:
+        cgroup.remove_stale(hierarchy)
+    return Enforcement(hierarchy, reason, drop_uid=root and sized, sized_tmpfs=sized,
+                       grader_is_root=root)
+
+
+def _self_test_script(hidden: list[str], uid: int | None) -> str:
+    script = ("import os, socket, sys\n"
+              "import coursekit.grading\n"
+              f"visible = [p for p in {hidden!r} if os.path.exists(p)]\n"
+              "assert not visible, f'visible: {visible}'\n"
+              "open('probe.txt', 'w').write('ok')\n"
+              "try:\n"
+              "    socket.create_connection(('1.1.1.1', 53), timeout=1)\n"
+              "    sys.exit('network reachable')\n"
+              "except OSError:\n"
+              "    pass\n")
+    if uid is not None:
+        script += (f"assert os.getuid() == {uid}, f'uid {{os.getuid()}}, not {uid}'\n"
+                   "assert not os.access('/etc/shadow', os.R_OK), '/etc/shadow readable'\n"
+                   "open('/tmp/probe', 'w').write('ok')\n")
+    return script
+
+
 @lru_cache(maxsize=None)
 def _probe(course: Course) -> SandboxStatus:
     if not shutil.which("bwrap"):
         return SandboxStatus(False, "none", UNSANDBOXED_WARNING.format(
             reason="bubblewrap (bwrap) is not installed"))
+    mechanisms = enforcement()
     with tempfile.TemporaryDirectory(prefix="ck-probe-") as tmp:
         work, rt = Path(tmp) / "work", Path(tmp) / "rt"
         work.mkdir()
@@ -183,25 +434,21 @@ def _probe(course: Course) -> SandboxStatus:
         hidden = [str(course.course_dir / "course.toml"), str(course.course_dir / ".secret"),
                   str(course.source_dir / "README.md"), str(course.submitted_dir)]
         hidden += [str(course.source_notebook(lab)) for lab in course.labs]
-        script = ("import os, socket, sys\n"
-                  "import coursekit.grading\n"
-                  f"visible = [p for p in {hidden!r} if os.path.exists(p)]\n"
-                  "assert not visible, f'visible: {visible}'\n"
-                  "open('probe.txt', 'w').write('ok')\n"
-                  "try:\n"
-                  "    socket.create_connection(('1.1.1.1', 53), timeout=1)\n"
-                  "    sys.exit('network reachable')\n"
-                  "except OSError:\n"
-                  "    pass\n")
-        cmd = (bwrap_command(course, workdir=work, runtime_dir=rt) + ["--"]
-               + limits_command(Limits(memory_mb=4096, cpu_s=60))
-               + [sys.executable, "-c", script])
+        # Every mechanism a kernel will run under, so a machine that refuses one fails here.
+        confinement = Confinement(mechanisms, Limits(memory_mb=4096, cpu_s=60), (work, rt))
         try:
+            cmd = (confinement.open()
+                   + bwrap_command(course, workdir=work, runtime_dir=rt,
+                                   drop_uid=confinement.uid is not None)
+                   + ["--"] + confinement.inner()
+                   + [sys.executable, "-c", _self_test_script(hidden, confinement.uid)])
             result = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
         except (OSError, subprocess.TimeoutExpired) as error:
             return SandboxStatus(False, "none", UNSANDBOXED_WARNING.format(
                 reason=f"bubblewrap self-test could not run: {error}"))
+        finally:
+            confinement.close()
         wrote = (work / "probe.txt").exists() and (work / "probe.txt").read_text() == "ok"
         if result.returncode != 0 or not wrote:
             detail = (result.stderr or result.stdout).strip().splitlines()
@@ -209,11 +456,24 @@ def _probe(course: Course) -> SandboxStatus:
                 reason="bubblewrap self-test failed"
                        + (f" ({detail[-1]})" if detail else f" (exit {result.returncode})")))
     limiter = "prlimit" if shutil.which("prlimit") else "Python rlimits (prlimit missing)"
-    return SandboxStatus(True, f"bubblewrap + {limiter}")
+    parts = ["bubblewrap", limiter]
+    if mechanisms.hierarchy is not None:
+        parts.append(mechanisms.hierarchy.describe())
+    if mechanisms.drop_uid:
+        parts.append("a uid per job")
+    if mechanisms.sized_tmpfs:
+        parts.append("sized tmpfs")
+    kind = " + ".join(parts)
+    missing = mechanisms.not_held()
+    if missing:
+        return SandboxStatus(True, f"{kind}; NOT ENFORCED: {'; '.join(missing)}",
+                             UNENFORCED_WARNING.format(missing="; ".join(missing)), mechanisms)
+    return SandboxStatus(True, kind, "", mechanisms)
 
 
 def probe(course: Course, *, disabled: bool = False) -> SandboxStatus:
-    """Can kernels be sandboxed here? Runs bubblewrap's self-test once per course."""
+    """Can kernels be sandboxed here, and which limits hold? Runs bubblewrap's self-test
+    once per course."""
     if disabled:
         return SandboxStatus(False, "none", UNSANDBOXED_WARNING.format(
             reason="the sandbox was switched off (--no-sandbox)"))
