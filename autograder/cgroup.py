@@ -212,7 +212,6 @@ class Group:
     def _set_limits(self, memory: int, nproc: int) -> None:
         controllers = self.hierarchy.controllers
         if self.hierarchy.version == 2:
-            folder = self.folders[0]
             settings = [("memory", "memory.max", memory), ("memory", "memory.swap.max", 0),
                         ("pids", "pids.max", nproc), ("cpu", "cpu.weight", 100)]
         else:
