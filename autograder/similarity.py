@@ -9,14 +9,16 @@ code: its k-grams are removed before anything is compared.
 
 Each exercise (answer cell) is compared separately, student with student and student with each
 reference source (the labs' ``reveals`` and the check programs). A pair's similarity is the
-share of the smaller answer found in the other (copydetect's token coverage); a pair is flagged
+share of the smaller answer's fingerprints found in the other; a pair is flagged
 when it reaches ``threshold`` (``reference_threshold`` against a reference) on an exercise
 whose smaller answer has at least ``min_tokens`` tokens of its own, since a few lines that
 everyone writes alike prove nothing. Flags go to the gradebook for a TA
 (:func:`autograder.gradebook.record_similarity`); scores are never changed here.
 
-Speed: a sparse product of the fingerprint sets counts every pair's shared hashes at once;
-only pairs that could reach the threshold are compared in full (slices, for the report).
+A pair's similarity is MOSS's measure: the share of the smaller answer's fingerprints that the
+other holds. A sparse product of the fingerprint sets counts it for every pair at once, so a
+class of 200 takes seconds; copydetect locates the matched code only for the pairs the
+report shows.
 """
 from __future__ import annotations
 
@@ -34,12 +36,13 @@ from .manifest import Course, Lab
 
 K = 25                # tokens per k-gram (copydetect's default noise threshold)
 WINDOW = 6            # winnowing window: any match of K + WINDOW - 1 tokens is always seen
-THRESHOLD = 0.6       # share of the smaller answer found in a classmate's
+THRESHOLD = 0.4       # share of the smaller answer's fingerprints found in a classmate's
 # Against the reference a higher bar: an honest answer and the library share the idioms of
 # the API both use (a torch Function's ctx.save_for_backward ...), a pasted one nearly all.
 REFERENCE_THRESHOLD = 0.85
 MIN_TOKENS = 50       # answers with fewer tokens of their own never flag: short ones look alike
-REPORT_PAIRS = 30     # closest pairs shown in the report, flagged or not
+REPORT_PAIRS = 30     # closest unflagged pairs shown in the report
+REPORT_FLAGGED = 200  # flagged pairs shown side by side (all are listed in the table)
 REFERENCE = "reference:"  # prefix of a reference source's name in results
 
 
@@ -61,10 +64,16 @@ class Match:
     student: str
     other: str
     similarity: float     # share of the smaller side found in the other
-    tokens: int           # matched tokens
+    shared: int           # fingerprints the two have in common
     flagged: bool
-    left_html: str = ""
-    right_html: str = ""
+    _pair: tuple = field(default=(), repr=False)
+
+    def highlighted(self) -> tuple[str, str]:
+        """Both sides as HTML, the matched code marked (copydetect's slices)."""
+        from copydetect import compare_files
+        left, right = self._pair
+        _, _, slices = compare_files(left.fingerprint, right.fingerprint)
+        return _highlight(left.code, slices[0]), _highlight(right.code, slices[1])
 
 
 @dataclass
@@ -146,7 +155,6 @@ def compare_answers(answers: dict[str, dict[str, str]], base: np.ndarray,
         base: k-gram hashes of the release's own code (:func:`release_base`).
         references: ``{"reference:<path>": source}`` (:func:`reference_sources`).
     """
-    from copydetect import compare_files
     from scipy import sparse
 
     refs = [Document(name, "", code, _fingerprint(code, base)) for name, code in references.items()]
@@ -169,30 +177,20 @@ def compare_answers(answers: dict[str, dict[str, str]], base: np.ndarray,
                                    shape=(len(everything), len(vocabulary)))
         shared = (matrix[:len(docs)] @ matrix.T).tocoo()
         sizes = np.asarray(matrix.sum(axis=1)).ravel()
-        candidates = []
         for i, j, count in zip(shared.row, shared.col, shared.data):
             if j <= i and j < len(docs):
                 continue  # each student pair once; never a document with itself
-            smaller = sizes[i] if j >= len(docs) else min(sizes[i], sizes[j])
-            candidates.append((count / max(smaller, 1), int(i), int(j)))
-        # Hash shares only estimate the token share: compare in full every pair that might
-        # reach the threshold, and the closest few others for the report.
-        candidates.sort(reverse=True)
-        likely = [c for c in candidates if c[0] >= min(threshold, reference_threshold) / 2]
-        for _, i, j in likely + candidates[len(likely):len(likely) + keep]:
             left, right = everything[i], everything[j]
-            tokens, (sim_left, sim_right), slices = compare_files(left.fingerprint,
-                                                                  right.fingerprint)
             # Against a reference, only the student's share counts (a reference file is long).
             against_reference = right.owner.startswith(REFERENCE)
-            similarity = float(sim_left if against_reference else max(sim_left, sim_right))
+            smaller = sizes[i] if against_reference else min(sizes[i], sizes[j])
+            similarity = float(count) / max(float(smaller), 1.0)
             own = (left.fingerprint.token_coverage if against_reference else
                    min(left.fingerprint.token_coverage, right.fingerprint.token_coverage))
             flagged = (own >= min_tokens and similarity >=
                        (reference_threshold if against_reference else threshold))
-            matches.append(Match(exercise, left.owner, right.owner, similarity, int(tokens),
-                                 flagged, _highlight(left.code, slices[0]),
-                                 _highlight(right.code, slices[1])))
+            matches.append(Match(exercise, left.owner, right.owner, similarity, int(count),
+                                 flagged, _pair=(left, right)))
     matches.sort(key=lambda m: (not m.flagged, -m.similarity))
     return [m for m in matches if m.flagged] + [m for m in matches if not m.flagged][:keep]
 
@@ -249,18 +247,24 @@ def write_report(run: SimilarityRun, path: Path) -> Path:
              f"their own. Code the release hands out is ignored; matched code is highlighted. "
              f"Flags are for a person to judge: no score was changed.</p>",
              "<table class='summary'><tr><th>#</th><th>exercise</th><th>student</th>"
-             "<th>other</th><th>similarity</th><th>tokens</th><th></th></tr>"]
+             "<th>other</th><th>similarity</th><th>fingerprints in common</th><th></th></tr>"]
+    shown = [m for m in run.matches if m.flagged][:REPORT_FLAGGED] + [
+        m for m in run.matches if not m.flagged]
     for n, m in enumerate(run.matches, start=1):
         flag = "<span class='flag'>flagged</span>" if m.flagged else ""
-        parts.append(f"<tr><td><a href='#p{n}'>{n}</a></td><td>{esc(m.exercise)}</td>"
+        link = f"<a href='#p{n}'>{n}</a>" if m in shown else str(n)
+        parts.append(f"<tr><td>{link}</td><td>{esc(m.exercise)}</td>"
                      f"<td>{esc(m.student)}</td><td>{esc(m.other)}</td>"
-                     f"<td>{m.similarity:.0%}</td><td>{m.tokens}</td><td>{flag}</td></tr>")
+                     f"<td>{m.similarity:.0%}</td><td>{m.shared}</td><td>{flag}</td></tr>")
     parts.append("</table>")
     for n, m in enumerate(run.matches, start=1):
+        if m not in shown:
+            continue
+        left, right = m.highlighted()
         parts.append(f"<h2 id='p{n}'>{n}. {esc(m.exercise)}: {esc(m.student)} ↔ {esc(m.other)} "
-                     f"({m.similarity:.0%}, {m.tokens} tokens)</h2>"
+                     f"({m.similarity:.0%}, {m.shared} fingerprints in common)</h2>"
                      f"<table class='pair'><tr><th>{esc(m.student)}</th><th>{esc(m.other)}</th>"
-                     f"</tr><tr><td><pre>{m.left_html}</pre></td><td><pre>{m.right_html}</pre>"
+                     f"</tr><tr><td><pre>{left}</pre></td><td><pre>{right}</pre>"
                      f"</td></tr></table>")
     path.write_text("\n".join(parts), encoding="utf-8")
     return path

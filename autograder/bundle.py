@@ -1,0 +1,410 @@
+"""The student distribution: the labs and the library students need, not the answers.
+
+``coursekit bundle DIR`` writes a folder to hand out (zip it, or push it to the class's own
+repository):
+
+* ``notebooks/``: the released labs, as ``coursekit release`` made them;
+* ``coursekit/``: the library, where each lab not yet revealed (``reveal_after`` in the
+  manifest) has its ``reveals`` replaced by stubs that say when they arrive
+  (:mod:`autograder.unrevealed`), and its check program stripped of the reference functions,
+  its visible checks answered from recorded expectations (:mod:`autograder.recorded`);
+* ``autograder/``: only what ``coursekit validate`` needs;
+* ``course/course.toml``: the labs, their limits and reveal dates (no secret);
+* ``README.md``, ``Makefile`` (``make setup``, ``make lab``) and ``pyproject.toml``.
+
+No solutions, hidden tests, secret, demo class or gradebook are copied, and the built folder is
+scanned for them (:func:`scan`) before the command reports success.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from .manifest import Course, Lab
+
+SOURCE_SUFFIXES = {".py", ".ipynb", ".md", ".toml", ".txt", ".json", ".cfg", ".html", ".css",
+                   ".sh", ""}
+HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+HIDDEN_CALL = re.compile(r"grade\([^()\n]*hidden\s*=\s*True")
+# autograder modules `coursekit validate` imports (the rest are the instructor's).
+STUDENT_AUTOGRADER = ("__init__", "commands", "manifest", "validate", "cells", "sandbox",
+                      "execute", "score", "drive", "assemble", "safe_text")
+
+
+class BundleError(RuntimeError):
+    """The bundle cannot be built, or the built one holds something students must not get."""
+
+
+@dataclass
+class Built:
+    out: Path
+    labs: list[str]
+    revealed: list[str]
+    stubbed: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [f"student bundle in {self.out}: {len(self.labs)} lab(s) "
+                 f"({', '.join(self.labs)})",
+                 f"  revealed (reference code included): {', '.join(self.revealed) or 'none'}",
+                 f"  stubbed until revealed: {', '.join(self.stubbed) or 'nothing'}",
+                 f"  visible checks answered from recorded expectations: "
+                 f"{', '.join(self.recorded) or 'none'}",
+                 "  scanned: no solutions, hidden tests, secret or unrevealed references",
+                 f"students run: cd {self.out.name} && make setup && make lab"]
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- reveal
+
+def set_reveal_date(course: Course, lab: Lab, day: date) -> None:
+    """Write ``reveal_after = "<day>"`` into the lab's block of ``course/course.toml``."""
+    path = course.course_dir / "course.toml"
+    text = path.read_text(encoding="utf-8")
+    blocks = re.split(r"(?m)^(?=\[\[lab\]\])", text)
+    for i, block in enumerate(blocks):
+        if re.search(rf'(?m)^id\s*=\s*"{re.escape(lab.id)}"\s*$', block):
+            line = f'reveal_after = "{day.isoformat()}"'
+            if re.search(r"(?m)^reveal_after\s*=.*$", block):
+                block = re.sub(r"(?m)^reveal_after\s*=.*$", line, block)
+            else:
+                block = block.rstrip("\n") + "\n" + line + "\n" + ("\n" if i < len(blocks) - 1 else "")
+            blocks[i] = block
+            path.write_text("".join(blocks), encoding="utf-8")
+            return
+    raise BundleError(f"no [[lab]] block with id = {lab.id!r} in {path}")
+
+
+# --------------------------------------------------------------------------- check programs
+
+def _checks_module(course: Course, lab: Lab) -> Path:
+    return course.root / "coursekit" / "grading" / "checks" / f"{lab.id.split('_')[0]}.py"
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _is_check(decorator: ast.AST) -> bool:
+    return (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
+            and decorator.func.id == "check")
+
+
+def reference_definitions(source: str) -> dict[str, str]:
+    """``{name: source}`` of the top-level definitions only the checks' ``reference=`` use:
+    the reference functions, and helpers no program needs."""
+    tree = ast.parse(source)
+    defined = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined[node.name] = node
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    defined[target.id] = node
+
+    def closure(roots: set[str]) -> set[str]:
+        seen, todo = set(), list(roots)
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in defined:
+                continue
+            seen.add(name)
+            todo += _names(defined[name]) - seen
+        return seen
+
+    roots, others = set(), set()
+    for node in tree.body:
+        refs = [kw.value for d in getattr(node, "decorator_list", []) if _is_check(d)
+                for kw in d.keywords if kw.arg == "reference"]
+        for ref in refs:
+            roots |= _names(ref)
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in roots:
+            continue
+        body = ast.Module(body=[node], type_ignores=[])
+        # Everything else a module statement touches, the reference= expressions aside.
+        used = _names(body) - {n for ref in refs for n in _names(ref)}
+        if not (isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Assign))
+                and (getattr(node, "name", None) in roots)):
+            others |= used - ({node.name} if hasattr(node, "name") else set())
+    keep = closure({n for n in others if n not in roots})
+    remove = closure(roots) - keep
+    return {name: ast.get_source_segment(source, defined[name]) or "" for name in sorted(remove)}
+
+
+def strip_references(source: str, expected_file: str) -> str:
+    """The check program without its reference functions, registered with recorded
+    expectations (:func:`autograder.recorded.recorded_check`)."""
+    tree = ast.parse(source)
+    removed = set(reference_definitions(source))
+    body = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in removed:
+            continue
+        if isinstance(node, ast.Assign) and all(getattr(t, "id", None) in removed
+                                                for t in node.targets):
+            continue
+        for decorator in getattr(node, "decorator_list", []):
+            if _is_check(decorator):
+                decorator.func = ast.Name("_recorded_check", ast.Load())
+                decorator.keywords = [kw for kw in decorator.keywords if kw.arg != "reference"]
+                decorator.keywords.append(ast.keyword("expected_file", ast.parse(
+                    f"_Path(__file__).with_name({expected_file!r})", mode="eval").body))
+        body.append(node)
+    header = ast.parse("from pathlib import Path as _Path\n"
+                       "from coursekit._recorded import recorded_check as _recorded_check\n").body
+    # After the docstring and `from __future__` imports, which must come first.
+    first = 0
+    while first < len(body) and (
+            (first == 0 and isinstance(body[0], ast.Expr)
+             and isinstance(getattr(body[0], "value", None), ast.Constant))
+            or (isinstance(body[first], ast.ImportFrom) and body[first].module == "__future__")):
+        first += 1
+    tree.body = body[:first] + header + body[first:]
+    note = ("# Student build: generated by `coursekit bundle` from the grader's check program.\n"
+            "# The reference implementations are left out until the lab is revealed; the\n"
+            "# visible checks compare with their recorded results on the visible inputs.\n")
+    return note + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _record_lab(course: Course, lab: Lab, source: str) -> dict:
+    from coursekit.grading.program import _REGISTRY, get_check
+
+    from .recorded import record
+    course.enable_checks()
+    names = re.findall(r'@check\(\s*"([^"]+)"', source)
+    for name in names:
+        get_check(name)
+    return {name: record(name) for name in names if name in _REGISTRY}
+
+
+# --------------------------------------------------------------------------- stubs
+
+def _stub_module(module: str, lab: Lab) -> str:
+    when = (f"until {lab.reveal_after.isoformat()}" if lab.reveal_after
+            else "until your instructor reveals it")
+    return (f'"""{module}: the reference answer of {lab.id}, left out of the student build '
+            f'{when}."""\n'
+            f"from coursekit._unrevealed import NotRevealedError, module_getattr\n\n"
+            f"__getattr__ = module_getattr({module!r}, {lab.id!r}, {when!r})\n")
+
+
+def _stub_tree(target: Path, package_root: Path, lab: Lab) -> list[str]:
+    """Replace every module under ``target`` (a folder or one file) by a stub."""
+    files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    for path in files:
+        relative = path.relative_to(package_root.parent).with_suffix("")
+        parts = list(relative.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        path.write_text(_stub_module(".".join(parts), lab), encoding="utf-8")
+    return [str(target.relative_to(package_root.parent))]
+
+
+# --------------------------------------------------------------------------- build
+
+def _ignore(directory: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in ("__pycache__", ".ipynb_checkpoints") or n.endswith(".pyc")}
+
+
+def _manifest_text(course: Course, labs: list[Lab]) -> str:
+    extra = course.extra
+    lines = ["# The labs of this course (coursekit validate reads their limits).", "",
+             "[course]", f"name = {json.dumps(course.name)}"]
+    for key in ("default_cell_timeout_s", "default_time_limit_s", "default_memory_mb"):
+        if key in extra:
+            lines.append(f"{key} = {extra[key]}")
+    for lab in labs:
+        lines += ["", "[[lab]]", f"id = {json.dumps(lab.id)}", f"title = {json.dumps(lab.title)}",
+                  f"points = {lab.points:g}", f"cell_timeout_s = {lab.cell_timeout_s:g}",
+                  f"time_limit_s = {lab.time_limit_s:g}", f"memory_mb = {lab.memory_mb}"]
+        if lab.reveal_after:
+            lines.append(f'reveal_after = "{lab.reveal_after.isoformat()}"')
+    return "\n".join(lines) + "\n"
+
+
+def build_bundle(course: Course, out: Path, *, labs: list[Lab] | None = None,
+                 today: date | None = None) -> Built:
+    """Write the student distribution to ``out`` (see the module docstring)."""
+    today = today or date.today()
+    labs = labs or list(course.labs)
+    out = Path(out).resolve()
+    if out.exists():
+        if not (out / "course" / "course.toml").exists() or (out / "solutions").exists():
+            raise BundleError(f"{out} exists and is not an earlier student bundle: "
+                              f"give an empty or new folder")
+        shutil.rmtree(out)
+    missing = [lab.id for lab in labs if not course.release_notebook(lab).exists()]
+    if missing:
+        raise BundleError(f"no release of {', '.join(missing)}: run `coursekit release` first")
+    out.mkdir(parents=True)
+    revealed = [lab for lab in course.labs if lab.revealed(today)]
+    built = Built(out, [lab.id for lab in labs], [lab.id for lab in revealed])
+
+    for lab in labs:
+        shutil.copytree(course.release_dir / lab.id, out / "notebooks" / lab.id, ignore=_ignore)
+    package = out / "coursekit"
+    shutil.copytree(course.root / "coursekit", package, ignore=_ignore)
+    shutil.copy(Path(__file__).with_name("unrevealed.py"), package / "_unrevealed.py")
+    shutil.copy(Path(__file__).with_name("recorded.py"), package / "_recorded.py")
+    (out / "autograder").mkdir()
+    for name in STUDENT_AUTOGRADER:
+        source = Path(__file__).with_name(f"{name}.py")
+        if source.exists():
+            shutil.copy(source, out / "autograder" / source.name)
+
+    for lab in course.labs:
+        if lab in revealed:
+            continue
+        for entry in lab.reveals:
+            target = out / entry
+            if target.exists():
+                built.stubbed += _stub_tree(target, package, lab)
+        checks = _checks_module(course, lab)
+        if checks.exists():
+            source = checks.read_text(encoding="utf-8")
+            expected = f"{checks.stem}.expected.json"
+            (package / "grading" / "checks" / checks.name).write_text(
+                strip_references(source, expected), encoding="utf-8")
+            (package / "grading" / "checks" / expected).write_text(
+                json.dumps(_record_lab(course, lab, source)), encoding="utf-8")
+            built.recorded.append(lab.id)
+
+    (out / "course").mkdir()
+    (out / "course" / "course.toml").write_text(_manifest_text(course, labs), encoding="utf-8")
+    _write_project_files(course, out, labs, revealed, today)
+    hits = scan(out, course, today)
+    if hits:
+        raise BundleError("the student bundle would leak:\n  " + "\n  ".join(hits[:20]))
+    return built
+
+
+def _write_project_files(course: Course, out: Path, labs: list[Lab], revealed: list[Lab],
+                         today: date) -> None:
+    import tomllib
+    project = tomllib.loads((course.root / "pyproject.toml").read_text(encoding="utf-8"))
+    deps = [d for d in project["project"]["dependencies"] if not d.startswith(("nbval",))]
+    (out / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "coursekit"\nversion = "0.1.0"\n'
+        'description = "Deep Learning Software: the student build of coursekit"\n'
+        'requires-python = ">=3.10"\n'
+        f"dependencies = {json.dumps(deps, indent=4)}\n\n"
+        '[project.scripts]\ncoursekit = "coursekit.cli:main"\n\n'
+        '[tool.setuptools.packages.find]\ninclude = ["coursekit*", "autograder*"]\n\n'
+        '[tool.setuptools.package-data]\n"*" = ["*.json", "*.toml", "*.html", "*.css", "*.pt", '
+        '"*.npz"]\n', encoding="utf-8")
+    (out / "Makefile").write_text(
+        "# make setup: a virtual environment with coursekit and everything the labs use\n"
+        "# make lab:   open the labs in JupyterLab\n"
+        "PYTHON ?= python3\n\n.PHONY: setup lab\n\n"
+        "setup:\n\t$(PYTHON) -m venv .venv\n\t.venv/bin/python -m pip install --upgrade pip\n"
+        "\t.venv/bin/python -m pip install -e .\n\t.venv/bin/coursekit doctor || true\n\n"
+        "lab:\n\t.venv/bin/jupyter lab notebooks/\n", encoding="utf-8")
+    rows = "\n".join(f"| `{lab.id}` | {lab.title} | {lab.points:g} | "
+                     f"{'yes' if lab in revealed else (lab.reveal_after.isoformat() if lab.reveal_after else 'later')} |"
+                     for lab in labs)
+    (out / "README.md").write_text(f"""# {course.name} — the labs
+
+Set up once (Linux or macOS, Python ≥ 3.10), then open the labs:
+
+```bash
+make setup    # .venv with coursekit, PyTorch, JupyterLab ...; ends with `coursekit doctor`
+make lab      # JupyterLab on notebooks/
+```
+
+While you work (after `source .venv/bin/activate`):
+
+```bash
+coursekit doctor                                   # is this machine ready for the course?
+coursekit validate notebooks/lab01_graphs/lab01_graphs.ipynb   # the visible checks, as graded
+```
+
+`validate` runs your notebook like the grader and lists every visible check with its points;
+hidden checks run the same programs on other inputs when you are graded.
+
+| lab | what it is about | points | reference code readable |
+| --- | --- | --- | --- |
+{rows}
+
+**Reference code.** `coursekit` holds the course's own autograd engine, `nn`, `optim` and
+`data`, written to be read next to PyTorch. Parts of it are the answers of labs: each arrives
+in this build once its lab is revealed (the last column). Until then its names exist but raise
+`NotRevealedError`, saying when it comes. A lab that builds on an earlier lab's answer (lab03's
+coursekit Function uses lab02's engine) can do that part once the earlier lab is revealed; get
+the updated build from your instructor then. Visible checks of labs not yet revealed compare
+with the reference's recorded results on the visible inputs.
+
+**Your own work.** Hand-ins are compared with each other and with the reference code; answers
+that match are shown to a TA.
+""", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- scan
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def forbidden_texts(course: Course, today: date) -> dict[str, str]:
+    """``{what: text}`` that must appear in no file of a student bundle."""
+    found: dict[str, str] = {}
+    secret = course.course_dir / ".secret"
+    if secret.exists() and secret.read_text().strip():
+        found["the course secret"] = secret.read_text().strip()
+    for lab in course.labs:
+        notebook = course.source_notebook(lab)
+        if notebook.exists():
+            from . import cells as lab_cells
+            for cell in lab_cells.read_notebook(notebook).cells:
+                for n, block in enumerate(re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION",
+                                                     cell.source, flags=re.S)):
+                    if len(_normal(block)) >= 80:  # one-liners also occur in given code
+                        found[f"solution text of {lab.id} ({n})"] = _normal(block)
+        if lab.revealed(today):
+            continue
+        checks = _checks_module(course, lab)
+        if checks.exists():
+            for name, text in reference_definitions(checks.read_text(encoding="utf-8")).items():
+                if len(_normal(text)) >= 60:
+                    found[f"reference {name} of {lab.id}"] = _normal(text)
+        for entry in lab.reveals:
+            target = course.root / entry
+            for path in (sorted(target.rglob("*.py")) if target.is_dir() else [target]):
+                source = path.read_text(encoding="utf-8")
+                for node in ast.parse(source).body:
+                    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                        text = _normal(ast.get_source_segment(source, node) or "")
+                        if len(text) >= 60:
+                            found[f"reference {entry}:{node.name} of {lab.id}"] = text
+    return found
+
+
+def scan(out: Path, course: Course, today: date) -> list[str]:
+    """Every leak in the built bundle: ``"<file>: <what>"`` (empty when clean)."""
+    forbidden = forbidden_texts(course, today)
+    hits = []
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        name = path.relative_to(out).as_posix()
+        if path.suffix not in SOURCE_SUFFIXES:
+            hits.append(f"{name}: a file that cannot be scanned ({path.suffix})")
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".ipynb":
+            try:
+                text = "\n".join("".join(c["source"]) if isinstance(c["source"], list)
+                                 else c["source"] for c in json.loads(text)["cells"])
+            except (ValueError, KeyError, TypeError):
+                pass
+        hits += [f"{name}: hidden-test marker {m!r}" for m in HIDDEN_MARKERS if m in text]
+        hits += [f"{name}: hidden grade call {m.group(0)!r}" for m in HIDDEN_CALL.finditer(text)]
+        normal = _normal(text)
+        hits += [f"{name}: {what}" for what, needle in forbidden.items() if needle in normal]
+    if (out / "solutions").exists() or (out / "course" / "gradebook.db").exists():
+        hits.append("solutions/ or the gradebook was copied")
+    return hits
