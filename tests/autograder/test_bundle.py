@@ -1,0 +1,45 @@
+"""`coursekit bundle`: the student distribution holds the labs, not the answers.
+
+The bundle is built from this repository with nothing revealed, every file in it is scanned
+for solution text, hidden tests, the secret and unrevealed reference functions, and a visible
+check is run inside it against the recorded expectations.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+from autograder import manifest
+from autograder.bundle import build_bundle, scan
+
+REPO = Path(__file__).resolve().parents[2]
+COURSE = manifest.load_course(REPO)
+BEFORE_ANY_REVEAL = date(2000, 1, 1)
+
+
+def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
+    out = tmp_path / "students"
+    built = build_bundle(COURSE, out, today=BEFORE_ANY_REVEAL)
+    assert (out / "notebooks" / "lab02_autograd" / "lab02_autograd.ipynb").exists()
+    assert not (out / "solutions").exists() and not (out / "course" / ".secret").exists()
+    assert scan(out, COURSE, BEFORE_ANY_REVEAL) == []
+    assert "coursekit/autograd" in built.stubbed
+    # The scan is real: a pasted reference is found.
+    leak = out / "notebooks" / "leak.py"
+    leak.write_text((REPO / "coursekit" / "autograd" / "engine.py").read_text())
+    assert any("leak.py" in hit for hit in scan(out, COURSE, BEFORE_ANY_REVEAL))
+    leak.unlink()
+    # A visible check runs in the bundle against the recorded expectations.
+    code = ("import coursekit, numpy as np\n"
+            "assert coursekit.__file__.startswith(%r)\n"
+            "from coursekit.grading import grade\n"
+            "def roofline(*a, **k): raise NotImplementedError\n"
+            "try:\n    grade('lab00.roofline', roofline)\n"
+            "except AssertionError as e: print('FAILED AS EXPECTED')\n" % str(out))
+    env = {**os.environ, "PYTHONPATH": str(out)}
+    run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert "FAILED AS EXPECTED" in run.stdout, run.stdout + run.stderr
