@@ -39,7 +39,8 @@ def test_planted_copies_are_caught_and_honest_answers_are_not(lab_id, tmp_path):
               if sim._fingerprint(code, base).token_coverage >= sim.MIN_TOKENS]
     missed = [(how, e) for how in DISGUISES for e in judged
               if not _flagged_with(matches, f"copy_{how}", e, lambda o: o == "original")]
-    pasted = [e for (lab_, e) in REFERENCE_COPIES if lab_ == lab_id]
+    pasted = [e for (lab_, e) in REFERENCE_COPIES if lab_ == lab_id and sim._fingerprint(
+        planted.answers["copy_reference"][e], base).token_coverage >= sim.MIN_TOKENS]
     missed += [("reference", e) for e in pasted if not _flagged_with(
         matches, "copy_reference", e, lambda o: o.startswith(sim.REFERENCE))]
     independent = {s: e for s, (e, _, free) in planted.honest.items() if free}
