@@ -305,7 +305,7 @@ class SimilarityRow(Base):
     other = Column(String(256), nullable=False)      # a classmate, or "reference:<path>"
     exercise = Column(String(128), nullable=False)   # the answer cell's grade id
     similarity = Column(Float, nullable=False)
-    tokens = Column(Integer, nullable=False)
+    shared = Column(Integer, nullable=False)         # fingerprints in common
     report = Column(Text, nullable=False)            # the HTML report that shows the pair
 
 
@@ -316,7 +316,7 @@ def record_similarity(gradebook, lab: str, flagged: list, *, report: str) -> Non
     for match in flagged:
         session.add(SimilarityRow(lab=lab, student=match.student, other=match.other,
                                   exercise=match.exercise, similarity=float(match.similarity),
-                                  tokens=int(match.tokens), report=report))
+                                  shared=int(match.shared), report=report))
     session.commit()
 
 
