@@ -93,9 +93,8 @@ def grade_calls(source: str) -> list[GradeCall]:
     or flag is not a literal cannot be matched with a payload and is ignored here (the
     release step rejects such checks cells).
     """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return []
     calls = []
     for node in ast.walk(tree):
@@ -120,11 +119,19 @@ def grade_calls(source: str) -> list[GradeCall]:
     return sorted(calls, key=lambda c: c.line)
 
 
+def _parsed(source: str) -> ast.Module | None:
+    """``source`` parsed, or None for anything Python cannot parse: a syntax error, a NUL
+    byte (ValueError before Python 3.12), or nesting too deep for the parser."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def non_literal_grade_calls(source: str) -> int:
     """How many ``grade(...)`` calls in ``source`` :func:`grade_calls` cannot read."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    tree = _parsed(source)
+    if tree is None:
         return 0
     total = sum(1 for node in ast.walk(tree) if isinstance(node, ast.Call) and (
         (isinstance(node.func, ast.Name) and node.func.id == "grade")
