@@ -312,7 +312,7 @@ def _check_v4(nb: dict) -> None:
         else:
             cell.pop("outputs", None)
         attachments = cell.get("attachments")
-        if attachments is not None and not (isinstance(attachments, dict) and all(
+        if "attachments" in cell and not (isinstance(attachments, dict) and all(
                 isinstance(bundle, dict) and all(
                     isinstance(v, str) or (isinstance(v, list)
                                            and all(isinstance(s, str) for s in v))

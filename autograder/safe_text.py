@@ -75,11 +75,20 @@ def without_surrogates(value):
     return value, changed
 
 
+_PROJECT = str(PurePath(__file__).parents[1])
+
+
 def failure(error: BaseException, limit: int = 240) -> str:
-    """An exception as one printable line a TA can quote or report: its type, the line that
-    raised it and its message, cut short — never a traceback (that goes to a log or a file)."""
+    """An exception as one printable line a TA can quote or report: its type, where in
+    coursekit it happened and its message, cut short — never a traceback (that goes to a
+    log or a file). "Where" is the innermost frame of the project's own code, which says more
+    than a line deep inside the standard library."""
     frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {PurePath(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    ours = [f for f in frames if f.filename.startswith(_PROJECT)
+            and "site-packages" not in f.filename]
+    frame = (ours or frames or [None])[-1]
+    where = (f" in {PurePath(frame.filename).name}:{frame.lineno} ({frame.name})"
+             if frame is not None else "")
     message = str(error)
     return printable(f"{type(error).__name__}{where}" + (f": {message}" if message else ""),
                      limit)
