@@ -165,6 +165,9 @@ def unpack(archive: Path, target: Path) -> tuple[Path, dict[str, str]]:
                 raise
             except Exception as error:  # noqa: BLE001 — one bad member never stops the rest
                 left_out[info.filename] = _member_problem(info, error)
+                # What was written before a damaged entry failed its check is not the file.
+                if (target / name).is_file() and not (target / name).is_symlink():
+                    (target / name).unlink()
     return target, left_out
 
 
@@ -421,7 +424,8 @@ def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],
     candidates = _candidates(folder)
     # A notebook the archive could not give up is a corrupt candidate: if it is the lab's,
     # the outcome names it instead of calling the notebook missing.
-    candidates += [_Candidate(folder / name, None, f"could not be unpacked from the zip: {why}", 0.0)
+    candidates += [_Candidate(folder / name, None, f"could not be unpacked from the zip: {why}",
+                              0.0)
                    for name, why in left_out.items() if name.lower().endswith(".ipynb")]
     others = [f"{_name(name)} was left out of the zip: {why}"
               for name, why in left_out.items() if not name.lower().endswith(".ipynb")]
@@ -451,8 +455,8 @@ def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
             submissions += _collect_student(sid, entry, course, labs, lab_ids)
         except Exception as error:  # noqa: BLE001 — one student's hand-in never stops the class
             why = (f"the grader could not read this hand-in ({type(error).__name__}: "
-                   f"{printable(error, 200)}); this is a grader problem, not the student's: "
-                   f"tell the course staff")
+                   f"{printable(error, 200)}): a problem of the grader, not of the work "
+                   f"handed in")
             submissions += [Submission(sid, lab.id, ERROR, None, entry, None, [why])
                             for lab in labs]
     return submissions
