@@ -36,11 +36,12 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.integrity import DELEGATION, delegation_message, find_tampering
+from coursekit.grading.integrity import DELEGATION
 from coursekit.grading.seeds import fresh_seed, public_seed
 
 from . import cells as lab_cells
 from . import gradebook as gb
+from . import monitoring
 from . import sandbox
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
@@ -53,7 +54,8 @@ from .release import release_notebook
 from .score import delegation, score_notebook
 
 GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
-TAMPERING = "flagged for a TA: the submission changes how notebooks run or are graded"
+MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "
+             "to change how notebooks run or are graded")
 
 
 @dataclass
@@ -75,27 +77,16 @@ class LabContext:
     release_sources: set[str]
     release_ids: set[str]
     identifying_ids: set[str]
+    targets: list[dict]
 
 
 def prepare_lab(course: Course, lab: Lab) -> LabContext:
     source = lab_cells.load(course.source_notebook(lab))
     release = lab_cells.split(release_notebook(course, lab, source.nb))
+    checks = [call.check for cell in source.with_role(CHECKS) for call in cell.calls]
     return LabContext(lab, source, release, release_code_sources(release),
-                      release_cell_ids(release), source.identifying_ids)
-
-
-def forbidden_findings(context: LabContext, assembled: Assembled) -> dict[tuple[str, bool], str]:
-    """``{(check, hidden): message}``: delegation in the answer cells each checks cell covers."""
-    found: dict[tuple[str, bool], str] = {}
-    for cell in context.source.with_role(CHECKS):
-        index = assembled.index_of(cell.grade_id)
-        if index is None:
-            continue
-        hits = delegation(cell.calls, assembled.covered_code(index, context.release_ids))
-        for check, findings in hits.items():
-            for hidden in (False, True):
-                found[(check, hidden)] = delegation_message(findings)
-    return found
+                      release_cell_ids(release), source.identifying_ids,
+                      monitoring.targets(checks))
 
 
 @dataclass
@@ -183,31 +174,32 @@ class Grader:
         target = workdir / context.lab.notebook
         outcome.notebook_file = str(target.relative_to(self.course.root))
 
-        tampering = find_tampering({**assembled.student_code(context.release_sources),
-                                    **_python_files(sub)})
-        if tampering:
-            reason = f"{TAMPERING}: " + "; ".join(str(f) for f in tampering)
-            outcome.status, outcome.flagged = FLAGGED, True
-            outcome.reasons.append(reason)
-            outcome.cells = score_notebook(context.source, assembled, None, seed_of=seed_of,
-                                           zero_reason=reason)
-            _write_graded(assembled.nb, target)
-            return outcome
-
         cell_timeout, time_limit, memory_mb = self.limits(context.lab)
         runtime = sandbox.runtime_dir()
+        channel = None
         try:
+            channel = monitoring.Channel.open(runtime)
             km = sandbox.kernel_manager(
                 self.course, workdir=workdir, runtime_dir=runtime, status=self.status,
                 limits=sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60))
             execution = await run_notebook(
-                assembled.nb, km, cwd=workdir, env=self.kernel_env(runtime),
+                assembled.nb, km, cwd=workdir,
+                env={**self.kernel_env(runtime),
+                     **channel.env(context.targets, self.course.check_path)},
                 cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
                 skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids),
                 after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,
                                          cell_timeout))
         finally:
+            if channel is not None:
+                channel.close()
             shutil.rmtree(runtime, ignore_errors=True)
+        driven = [drive for drives in execution.drives.values() for drive in drives]
+        forbidden = monitoring.delegations(channel.events, driven)
+        noticed = monitoring.tampering(channel, execution)
+        if noticed:
+            outcome.status, outcome.flagged = FLAGGED, True
+            outcome.reasons.append(f"{MONITORED}: " + "; ".join(noticed))
         _write_graded(assembled.nb, target)
         outcome.reasons += execution.problems()
         outcome.reasons += _drop_large_files(workdir, keep=target)
@@ -218,7 +210,7 @@ class Grader:
                 outcome.reasons.append(f"the answer in {placed.label} raised {run.ename}"
                                        + (f": {evalue}" if evalue else ""))
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
-                                       forbidden=forbidden_findings(context, assembled))
+                                       forbidden=forbidden)
         for cell in outcome.cells:
             for check in cell.checks:
                 if check.message.startswith(DELEGATION):
@@ -234,20 +226,6 @@ def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
         if index is not None:
             found[index] = cell.calls
     return found
-
-
-def _python_files(sub: Submission) -> dict[str, str]:
-    """The ``.py`` files handed in next to the notebook: the notebook can import them, so
-    they are scanned like its cells."""
-    if sub.folder is None:
-        return {}
-    files = {}
-    for path in sorted(sub.folder.rglob("*.py")):
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 2**20:
-            continue
-        files[f"file {path.relative_to(sub.folder).as_posix()}"] = path.read_text(
-            encoding="utf-8", errors="replace")
-    return files
 
 
 def _prepare_workdir(workdir: Path, sub: Submission) -> None:

@@ -16,6 +16,7 @@ timestamps, and :mod:`.score` charges it to the check that was being driven at t
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import secrets
@@ -26,12 +27,17 @@ from typing import Any, Callable
 
 from coursekit.grading import tape as tapes
 from coursekit.grading.encoding import MIME_TYPE, Opaque, decode
+from coursekit.grading.monitor import REPORT_S
 from coursekit.grading.program import STOPPED
 from coursekit.grading.verdict import reference_run
 
 from .cells import GradeCall
 from .execute import INTERRUPT_GRACE_S, kill
 
+# Quiet time around every driven call: the monitor reports a repeated call at most every
+# REPORT_S, so a gap of twice that keeps the first forbidden call inside a check reported, and
+# calls made by the next cell out of the check's window (see autograder.monitoring).
+GAP_S = 2 * REPORT_S
 MAX_OBSERVATIONS = 20_000        # per call; a program has tens to hundreds of cases
 MAX_OBSERVATION_CHARS = 50_000_000   # per call, encoded: large tensors, never gigabytes
 POLL_S = 1.0
@@ -182,6 +188,7 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
     deadline = time.monotonic() + remaining
     drives: list[Drive] = []
     for call in calls:
+        await asyncio.sleep(GAP_S)
         left = deadline - time.monotonic()
         if left <= 0:
             break
@@ -195,6 +202,7 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
         drives.append(drive)
         if drive.status == DEAD:
             break
+    await asyncio.sleep(GAP_S)
     return drives
 
 

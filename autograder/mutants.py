@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import sys
 import warnings
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 from coursekit.grading.integrity import delegation_message
 from coursekit.grading.program import get_check, run_program
 from coursekit.grading.seeds import hidden_seed, public_seed
+from coursekit.grading import tape as tapes
 from coursekit.grading.tape import TapeRng
 from coursekit.grading.verdict import observed, reference_run
 
@@ -154,7 +156,9 @@ class Harness:
         def drive(check_name, impl, *, hidden=False):
             seed = self.seed(check_name, hidden)
             expected, tape = reference_run(check_name, seed)
-            observations = run_program(get_check(check_name), impl, rng=TapeRng(tape))
+            # Through JSON, as the tape travels to a grading kernel.
+            sent = tapes.load(json.loads(json.dumps(tapes.dump(tape))))
+            observations = run_program(get_check(check_name), impl, rng=TapeRng(sent))
             drives.append(Drive(GradeCall(check_name, hidden, 0), seed, expected=expected,
                                 observed=[(o.label, observed(o.value, o.error))
                                           for o in observations], status=DONE))

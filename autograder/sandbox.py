@@ -335,6 +335,9 @@ class Confinement:
             self.uid = None
 
 
+GRADING_KERNEL = "coursekit.grading.kernel"
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernel command runs under :func:`bwrap_command` and limits.
 
@@ -350,7 +353,10 @@ class SandboxedKernelManager(AsyncKernelManager):
     def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
         # Called at start, after the connection file is written: the uid can be handed it.
         join = self.confinement.open() if self.confinement is not None else []
-        return join + list(self.wrapper) + super().format_kernel_cmd(extra_arguments)
+        command = super().format_kernel_cmd(extra_arguments)
+        # The grading kernel is ipykernel with the monitor installed before anything else runs.
+        command = [GRADING_KERNEL if arg == "ipykernel_launcher" else arg for arg in command]
+        return join + list(self.wrapper) + command
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         try:

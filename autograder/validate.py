@@ -20,7 +20,7 @@ from coursekit.grading.integrity import delegation_message, find_tampering
 from coursekit.grading.seeds import public_seed
 
 from . import cells as lab_cells
-from . import sandbox
+from . import monitoring, sandbox
 from .cells import ANSWER, CHECKS, PLAIN
 from .drive import checks_driver
 from .execute import run_notebook
@@ -36,6 +36,7 @@ class Validation:
     cells: list[CellScore] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     tampering: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     skipped: int = 0
 
     @property
@@ -61,6 +62,7 @@ class Validation:
                         details = details[1:]  # the header above says it already
                     lines += [f"      {line}" for line in details]
         lines += [f"! {problem}" for problem in self.problems + self.tampering]
+        lines += [f"? {warning}" for warning in self.warnings]
         if not self.checks:
             lines.append(f"{FAIL} no visible checks found in this notebook")
         if self.skipped:
@@ -131,16 +133,31 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
                                 limits=sandbox.Limits(memory_mb=memory,
                                                       cpu_s=int(time_limit) + 60)
                                 if sys.platform.startswith("linux") else None)
+    visible = {c.index: [call for call in c.calls if not call.hidden]
+               for c in notebook.cells if c.role == CHECKS}
+    checks = [call.check for calls in visible.values() for call in calls]
+
+    async def run():
+        channel = monitoring.Channel.open(runtime)
+        try:
+            targets = monitoring.targets(checks) if course is not None else []
+            return channel, await run_notebook(
+                nb, km, cwd=path.parent,
+                env={**env, **channel.env(targets, course.check_path if course else ())},
+                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory, skip=skip,
+                after_cell=checks_driver(visible, lambda name, hidden: public_seed(name),
+                                         cell_timeout))
+        finally:
+            channel.close()
     try:
-        visible = {c.index: [call for call in c.calls if not call.hidden]
-                   for c in notebook.cells if c.role == CHECKS}
-        driver = checks_driver(visible, lambda name, hidden: public_seed(name), cell_timeout)
-        execution = asyncio.run(run_notebook(nb, km, cwd=path.parent, env=env,
-                                             cell_timeout=cell_timeout, time_limit=time_limit,
-                                             memory_mb=memory, skip=skip, after_cell=driver))
+        channel, execution = asyncio.run(run())
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
+    driven = [drive for drives in execution.drives.values() for drive in drives]
+    seen = monitoring.delegations(channel.events, driven)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
+    result.tampering += [f"grading would flag this notebook for a TA: {note}"
+                         for note in monitoring.tampering(channel, execution)]
 
     # As the grader does: the student's code is the answer cells and the cells the student
     # added (only known when the release is at hand).
@@ -148,7 +165,8 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
         return c.cell.cell_type == "code" and (c.role == ANSWER or (
             c.role == PLAIN and release_ids is not None and c.cell.get("id") not in release_ids))
 
-    result.tampering = [f"grading would score this notebook 0 and flag it for a TA: {finding}"
+    # Early, friendly warnings from reading the code; grading itself judges what runs.
+    result.warnings += [f"this code may be flagged for a TA at grading: {finding}"
                         for finding in find_tampering({f"cell {c.index + 1}": c.source
                                                        for c in notebook.cells if students(c)})]
     previous = -1
@@ -158,8 +176,10 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
         covered = {f"cell {c.index + 1}" + (f" ({c.grade_id})" if c.grade_id else ""): c.source
                    for c in notebook.cells[previous + 1:cell.index] if students(c)}
         previous = cell.index
-        findings = delegation(cell.calls, covered)
-        forbidden = {(check, False): delegation_message(found) for check, found in findings.items()}
+        forbidden = {key: message for key, message in seen.items() if not key[1]}
+        for check, found in delegation(cell.calls, covered).items():
+            if (check, False) not in forbidden:
+                result.warnings.append(f"{check}: {delegation_message(found)}")
         result.cells.append(score_checks_cell(
             cell, execution.drives.get(cell.index), seed_of=lambda name, hidden: public_seed(name),
             reason_if_missing=missing_reason(execution, cell.index),

@@ -91,9 +91,10 @@ def _dump_value(value: Any) -> Any:
         array = np.asarray(value)
         if array.dtype.kind not in _ARRAY_KINDS:
             raise TapeError(f"a draw of dtype {array.dtype} cannot be put on a tape")
-        contiguous = np.ascontiguousarray(array)
-        return {"bytes": base64.b64encode(contiguous.tobytes()).decode("ascii"),
-                "dtype": contiguous.dtype.str, "shape": list(contiguous.shape),
+        # tobytes() is C order whatever the layout; np.ascontiguousarray would turn a 0-d
+        # array (a scalar draw) into shape (1,).
+        return {"bytes": base64.b64encode(array.tobytes(order="C")).decode("ascii"),
+                "dtype": array.dtype.str, "shape": list(array.shape),
                 "scalar": isinstance(value, np.generic)}
     if value is None or type(value) in (bool, int, float, str):
         return value

@@ -94,8 +94,11 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
         assert tmp_result.read_text() == "ENOSPC"
     assert not (course.autograded_dir / "tia_tmp_filler" / lab.id / "big.bin").exists()
     assert any("big.bin (60 MB) was deleted" in r for r in outcomes["tia_tmp_filler"].reasons)
-    assert outcomes["reg_regrade"].flagged and outcomes["reg_regrade"].score == 0.0
-    assert outcomes["hal_helper"].flagged and any("helpers.py" in r for r in outcomes["hal_helper"].reasons)
+    # A student's own grade() only decides what gets registered: the stubs it passes on
+    # still score 0. A helper file that is never run costs an honest notebook nothing.
+    assert outcomes["reg_regrade"].score == 0.0
+    assert outcomes["hal_helper"].score == pytest.approx(demo.max_score)
+    assert not outcomes["hal_helper"].flagged
     assert outcomes["flo_flood"].score == pytest.approx(demo.max_score)
     flooded = course.autograded_dir / "flo_flood" / lab.id / lab.notebook
     assert flooded.stat().st_size < 5_000_000 and "was dropped" in flooded.read_text()

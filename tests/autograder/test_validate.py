@@ -88,11 +88,14 @@ def test_validate_finds_the_lab_of_a_renamed_copy_by_its_graded_cells(tmp_path, 
 
 
 @pytest.mark.slow
-def test_validate_warns_before_grading_would_flag_the_notebook(fixture_course, capsys):
+def test_validate_reads_the_code_for_early_warnings_without_failing_honest_work(fixture_course,
+                                                                              capsys):
+    """Text scans are early, friendly warnings: grading judges what runs, so exec'ing a
+    harmless string warns but costs nothing."""
     demo = demo_class.demo_lab(fixture_course, fixture_course.labs[0])
     nb = demo.notebook()
     nb.cells.append(nbformat.v4.new_code_cell('exec("print(1)")'))
     path = _write(nb, fixture_course.release_dir / "labfx", "exec.ipynb")
-    assert cli(["validate", str(path)]) == 1
+    assert cli(["validate", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "grading would score this notebook 0 and flag it for a TA" in out and "exec" in out
+    assert "may be flagged for a TA at grading" in out and "exec" in out
