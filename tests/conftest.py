@@ -4,6 +4,9 @@ It lives at the top of tests/ so that pytest-xdist's controller loads it too: th
 travel from the workers in the test reports' user properties."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 _KILLS: dict[str, list[bool]] = {}
 
 
@@ -15,10 +18,27 @@ def pytest_runtest_logreport(report):
             _KILLS.setdefault(value["lab"], []).append(bool(value["killed"]))
 
 
+def _mechanical() -> dict:
+    """The last `make mutants` run's figures per lab (tests/mutants/mechanical_results.json)."""
+    path = Path(__file__).parent / "mutants" / "mechanical_results.json"
+    try:
+        return json.loads(path.read_text())["labs"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def pytest_terminal_summary(terminalreporter):
     if not _KILLS:
         return
-    terminalreporter.section("mutant suite: kill rate per lab")
+    mechanical = _mechanical()
+    terminalreporter.section("mutant suite: kill rate per lab "
+                             "(mechanical: last `make mutants`, killed on every seed)")
     for lab, kills in sorted(_KILLS.items()):
-        terminalreporter.write_line(f"{lab:<18} {sum(kills):>3}/{len(kills):<3} mutants killed "
-                                    f"({sum(kills) / len(kills):.0%})")
+        line = (f"{lab:<18} {sum(kills):>3}/{len(kills):<3} mutants killed "
+                f"({sum(kills) / len(kills):.0%})")
+        mech = mechanical.get(lab, {}).get("mechanical")
+        if mech and mech.get("judged"):
+            line += (f"   mechanical {mech['killed']:>3}/{mech['judged']:<3} "
+                     f"({mech['killed'] / mech['judged']:.1%}), "
+                     f"{len(mech.get('equivalent', []))} equivalent")
+        terminalreporter.write_line(line)
