@@ -118,12 +118,15 @@ def reference_definitions(source: str) -> dict[str, str]:
             todo += _names(defined[name]) - seen
         return seen
 
-    roots, others = set(), set()
-    for node in tree.body:
-        refs = [kw.value for d in getattr(node, "decorator_list", []) if _is_check(d)
+    def references(node: ast.AST) -> list[ast.AST]:
+        return [kw.value for d in getattr(node, "decorator_list", []) if _is_check(d)
                 for kw in d.keywords if kw.arg == "reference"]
-        for ref in refs:
-            roots |= _names(ref)
+
+    # Roots first: a reference function is usually defined above the check naming it.
+    roots = {name for node in tree.body for ref in references(node) for name in _names(ref)}
+    others: set[str] = set()
+    for node in tree.body:
+        refs = references(node)
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in roots:
             continue
         body = ast.Module(body=[node], type_ignores=[])
@@ -351,6 +354,11 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+# Solution blocks shorter than this are not searched for: one-liners (``return numel``) also
+# occur in given code and in the checks' programs.
+MIN_SOLUTION_TEXT = 40
+
+
 def forbidden_texts(course: Course, today: date) -> dict[str, str]:
     """``{what: text}`` that must appear in no file of a student bundle."""
     found: dict[str, str] = {}
@@ -361,11 +369,12 @@ def forbidden_texts(course: Course, today: date) -> dict[str, str]:
         notebook = course.source_notebook(lab)
         if notebook.exists():
             from . import cells as lab_cells
-            for cell in lab_cells.read_notebook(notebook).cells:
-                for n, block in enumerate(re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION",
-                                                     cell.source, flags=re.S)):
-                    if len(_normal(block)) >= 80:  # one-liners also occur in given code
-                        found[f"solution text of {lab.id} ({n})"] = _normal(block)
+            blocks = [block for cell in lab_cells.read_notebook(notebook).cells
+                      for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION",
+                                              cell.source, flags=re.S)]
+            for n, block in enumerate(blocks):
+                if len(_normal(block)) >= MIN_SOLUTION_TEXT:
+                    found[f"solution text of {lab.id} ({n})"] = _normal(block)
         if lab.revealed(today):
             continue
         checks = _checks_module(course, lab)

@@ -259,7 +259,7 @@ def similarity(args) -> int:
                          min_tokens=args.min_tokens, report=args.out, db_url=args.db)
     for match in run.flagged:
         print(f"flagged  {match.exercise:<22} {match.student} ↔ {match.other}  "
-              f"{match.similarity:.0%} ({match.tokens} tokens)")
+              f"{match.similarity:.0%} ({match.shared} fingerprints in common)")
     print(f"{len(run.flagged)} pair(s) flagged for a TA among {run.students} students in "
           f"{run.seconds:.1f}s (no score changed); report: {run.report}")
     return 0

@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from autograder import manifest
-from autograder.bundle import build_bundle, scan
+from autograder.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -32,6 +32,16 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     leak.write_text((REPO / "coursekit" / "autograd" / "engine.py").read_text())
     assert any("leak.py" in hit for hit in scan(out, COURSE, BEFORE_ANY_REVEAL))
     leak.unlink()
+    # Helpers only a reference function uses go with it, wherever the check stands in the file
+    # (lab02's reference engine, lab04's reference ParallelBlock sit above their checks).
+    checks = out / "coursekit" / "grading" / "checks"
+    assert "class _RefNode" not in (checks / "lab02.py").read_text()
+    assert "self.linear1 = torch.nn.Linear" not in (checks / "lab04.py").read_text()
+    # Solution blocks of every cell are searched for, the short ones too.
+    assert MIN_SOLUTION_TEXT <= 40
+    solutions = [what for what in forbidden_texts(COURSE, BEFORE_ANY_REVEAL)
+                 if what.startswith("solution text of lab04_modules")]
+    assert len(solutions) > 10, solutions
     # A visible check runs in the bundle against the recorded expectations.
     code = ("import coursekit, numpy as np\n"
             "assert coursekit.__file__.startswith(%r)\n"

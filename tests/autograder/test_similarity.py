@@ -2,9 +2,10 @@
 
 Every lab's class holds the solution, five disguised copies of it, answers pasted from the
 reference source and the honest right answers of ``tests/mutants`` written differently. The
-test proves what the closing rates say: each disguise is caught on every exercise long enough
-to judge, every pasted reference is caught, and no independently written answer is flagged.
-Rates are printed (``-s``) for the record.
+fingerprints are deterministic (stable k-gram hashes, not the salted ``hash()``), so the test
+asserts the measured outcome exactly: which copies are caught, that every pasted reference is
+caught, and that no independently written answer is flagged, each score at least ``MARGIN``
+from the threshold it is judged against. Rates are printed (``-s``) for the record.
 """
 from __future__ import annotations
 
@@ -20,11 +21,22 @@ from autograder.planted_class import DISGUISES, REFERENCE_COPIES, planted_class
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
 
+# The one known limit, measured: lab00's roofline is six one-line functions; reordered, the
+# copy keeps 0.43 of the original's fingerprints, no more than an honest answer writing the
+# same one-liners (0.40), so neither is flagged at THRESHOLD (0.5).
+KNOWN_MISSES = {"lab00_setup": {("reordered", "roofline"), ("disguised", "roofline")}}
+MARGIN = 0.03  # every score this far at least from the threshold it is judged against
 
-def _flagged_with(matches, student: str, exercise: str, other) -> bool:
-    return any(m.flagged and m.exercise == exercise and
-               ((m.student == student and other(m.other)) or
-                (m.other == student and other(m.student))) for m in matches)
+
+def _best(matches, student: str, exercise: str, other) -> sim.Match | None:
+    pairs = [m for m in matches if m.exercise == exercise and
+             ((m.student == student and other(m.other)) or
+              (m.other == student and other(m.student)))]
+    return max(pairs, key=lambda m: m.similarity, default=None)
+
+
+def _score(match: sim.Match | None) -> float:
+    return match.similarity if match else 0.0
 
 
 @pytest.mark.parametrize("lab_id", [lab.id for lab in COURSE.labs])
@@ -33,32 +45,42 @@ def test_planted_copies_are_caught_and_honest_answers_are_not(lab_id, tmp_path):
     planted = planted_class(COURSE, lab, tmp_path / "submitted")
     base = sim.release_base(COURSE, lab)
     matches = sim.compare_answers(sim.answers_of(COURSE, lab, tmp_path / "submitted"), base,
-                                  sim.reference_sources(COURSE))
+                                  sim.reference_sources(COURSE), keep=10**9)
+    is_reference = lambda o: o.startswith(sim.REFERENCE)  # noqa: E731
     # An exercise is judged when the solution has MIN_TOKENS tokens of its own.
     judged = [e for e, code in planted.answers["original"].items()
               if sim._fingerprint(code, base).token_coverage >= sim.MIN_TOKENS]
-    missed = [(how, e) for how in DISGUISES for e in judged
-              if not _flagged_with(matches, f"copy_{how}", e, lambda o: o == "original")]
-    pasted = [e for (lab_, e) in REFERENCE_COPIES if lab_ == lab_id and sim._fingerprint(
-        planted.answers["copy_reference"][e], base).token_coverage >= sim.MIN_TOKENS]
-    missed += [("reference", e) for e in pasted if not _flagged_with(
-        matches, "copy_reference", e, lambda o: o.startswith(sim.REFERENCE))]
+    copies = {(how, e): _best(matches, f"copy_{how}", e, lambda o: o == "original")
+              for how in DISGUISES for e in judged}
+    pasted = {e: _best(matches, "copy_reference", e, is_reference)
+              for (lab_, e) in REFERENCE_COPIES if lab_ == lab_id and sim._fingerprint(
+                  planted.answers["copy_reference"][e], base).token_coverage >= sim.MIN_TOKENS}
     independent = {s: e for s, (e, _, free) in planted.honest.items() if free}
-    false_flags = [(s, e) for s, e in independent.items()
-                   if _flagged_with(matches, s, e, lambda o: True)]
-    missed_copies = [m for m in missed if m[0] != "reference"]
-    print(f"\n{lab_id}: disguised copies caught {len(judged) * len(DISGUISES) - len(missed_copies)}"
-          f"/{len(judged) * len(DISGUISES)} ({len(judged)} exercises judged, "
-          f"{len(planted.answers['original']) - len(judged)} too short to judge); pasted "
-          f"references caught {len(pasted) - len(missed) + len(missed_copies)}/{len(pasted)}; "
-          f"honest answers flagged {len(false_flags)}/{len(independent)}")
-    # Measured (see the closing note of issue 11): short reordered functions (lab00 roofline)
-    # can fall under the threshold, and a torch Function written the one natural way can come
-    # near the check's reference (lab03 my_relu). The bounds below keep those known limits.
-    judged_copies = len(judged) * len(DISGUISES)
-    assert len(missed_copies) <= 0.15 * judged_copies, f"copies not flagged: {missed_copies}"
-    assert len(missed) == len(missed_copies), f"pasted references not flagged: {missed}"
-    assert len(false_flags) <= 1, f"honest answers flagged: {false_flags}"
+    honest = {s: (_best(matches, s, e, lambda o: not is_reference(o)),
+                  _best(matches, s, e, is_reference)) for s, e in independent.items()}
+
+    missed = {key for key, m in copies.items() if not (m and m.flagged)}
+    missed_pasted = sorted(e for e, m in pasted.items() if not (m and m.flagged))
+    false_flags = sorted((s, independent[s]) for s, pair in honest.items()
+                         if any(m and m.flagged for m in pair))
+    print(f"\n{lab_id}: disguised copies caught {len(copies) - len(missed)}/{len(copies)} "
+          f"({len(judged)} exercises judged, {len(planted.answers['original']) - len(judged)} "
+          f"too short to judge); pasted references caught {len(pasted) - len(missed_pasted)}"
+          f"/{len(pasted)}; honest answers flagged {len(false_flags)}/{len(independent)}")
+    assert missed == KNOWN_MISSES.get(lab_id, set()), f"copies not flagged: {sorted(missed)}"
+    assert missed_pasted == [], f"pasted references not flagged: {missed_pasted}"
+    assert false_flags == [], f"honest answers flagged: {false_flags}"
+
+    # Margins: no outcome above hangs on a point or two of similarity.
+    near = [(f"copy_{how}", e, _score(m)) for (how, e), m in copies.items()
+            if abs(_score(m) - sim.THRESHOLD) < MARGIN]
+    near += [("copy_reference", e, _score(m)) for e, m in pasted.items()
+             if abs(_score(m) - sim.REFERENCE_THRESHOLD) < MARGIN]
+    near += [(s, independent[s], _score(m)) for s, (m, _) in honest.items()
+             if abs(_score(m) - sim.THRESHOLD) < MARGIN]
+    near += [(s, independent[s], _score(r)) for s, (_, r) in honest.items()
+             if abs(_score(r) - sim.REFERENCE_THRESHOLD) < MARGIN]
+    assert near == [], f"scores within {MARGIN} of a threshold: {near}"
 
 
 def test_command_writes_report_and_gradebook_flags_without_touching_scores(tmp_path, capsys):
@@ -88,3 +110,23 @@ def test_command_writes_report_and_gradebook_flags_without_touching_scores(tmp_p
     with sqlite3.connect(db) as connection:
         again = connection.execute("select count(*) from coursekit_similarity").fetchone()[0]
     assert again == len(rows)
+
+
+def test_fingerprints_are_the_same_in_every_process():
+    """The k-gram hashes are not Python's salted ``hash()``: another process, with another
+    PYTHONHASHSEED, fingerprints an answer the same."""
+    import os
+    import subprocess
+    import sys
+    code = (REPO / "coursekit" / "optim" / "sgd.py").read_text(encoding="utf-8")
+    here = sorted(sim._fingerprint(code, sim.base_hashes("x = 1\n")).hashes)
+    script = ("import sys; from autograder import similarity as sim\n"
+              "code = sys.stdin.read()\n"
+              "print(sorted(sim._fingerprint(code, sim.base_hashes('x = 1\\n')).hashes))")
+    for seed in ("1", "2"):
+        there = subprocess.run([sys.executable, "-c", script], input=code, text=True, cwd=REPO,
+                               env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True,
+                               timeout=120, check=True).stdout
+        assert there.strip() == str(here)
+    assert here and sim.kgram_hashes("return V*V*V").size == 0  # shorter than K: no k-gram
+    assert sim.kgram_hashes("a" * sim.K).tolist() == [sim.kgram_hashes("a" * (sim.K + 1))[0]]
