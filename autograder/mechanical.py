@@ -14,7 +14,9 @@ variable and drives pytest itself; a notebook cell judged by the grader's scorin
 How a run goes, per lab:
 
 1. each answer cell of ``solutions/<lab>`` is written to ``build/mutation/<lab>/<answer>.py``
-   (the module the operators mutate; kept for reading);
+   (the module the operators mutate; kept for reading). Only what a student writes is
+   mutated: the ``### BEGIN SOLUTION`` regions and every default value of a signature; a
+   mutant of the given code around them (the same in the release) is counted, not judged;
 2. every operator of :data:`OPERATORS` is applied at every occurrence; mutants that are not
    valid Python, or that equal the solution or an earlier mutant once parsed, are counted and
    not judged;
@@ -141,9 +143,39 @@ def _changed(original: str, mutated: str) -> tuple[str, str]:
     return " / ".join(before), " / ".join(after)
 
 
+def student_lines(source: str) -> set[int]:
+    """0-based lines a student writes: ``### BEGIN SOLUTION`` regions, and the default values
+    of every signature (a default is the student's to get right even where the lab gives the
+    ``def`` line). The rest of the cell is given code, the same in the release."""
+    lines, inside = set(), False
+    for number, line in enumerate(source.splitlines()):
+        if "### BEGIN SOLUTION" in line:
+            inside = True
+        elif "### END SOLUTION" in line:
+            inside = False
+        elif inside:
+            lines.add(number)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+                lines.update(range(default.lineno - 1, default.end_lineno))
+    return lines
+
+
+def _changed_lines(original: str, mutated: str) -> set[int]:
+    a, b = original.splitlines(), mutated.splitlines()
+    out: set[int] = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.update(range(i1, max(i2, i1 + 1)))
+    return out
+
+
 def generate(lab: str, answer: str, source: str, counts: dict[str, int]) -> list[Mutant]:
-    """Every mutant of one answer cell; ``counts`` tallies the ones not judged."""
+    """Every mutant of one answer cell's student-written lines; ``counts`` tallies the ones
+    not judged (invalid Python, duplicates, mutants of the given code)."""
     seen = {_normal(source)}
+    mine = student_lines(source)
     mutants = []
     for name, operator in OPERATORS.items():
         occurrence = 0
@@ -156,6 +188,8 @@ def generate(lab: str, answer: str, source: str, counts: dict[str, int]) -> list
                 counts["invalid"] = counts.get("invalid", 0) + 1
             elif normal in seen:
                 counts["duplicate"] = counts.get("duplicate", 0) + 1
+            elif not _changed_lines(source, mutated) <= mine:
+                counts["given code"] = counts.get("given code", 0) + 1
             else:
                 seen.add(normal)
                 before, after = _changed(source, mutated)

@@ -115,6 +115,31 @@ def _run_fake(impl, durations, warmup, repeats):
     return seconds, device.calls
 
 
+def _run_fake_defaults(impl, durations):
+    """``time_it`` with its default warm-up and repeats (3 and 10), the sync still given."""
+    device = _FakeAsyncDevice(durations)
+    seconds = impl(device.work, sync=device.sync, clock=device.clock)
+    return seconds, device.calls
+
+
+def _run_fake_default_sync(impl, durations, warmup, repeats):
+    """``time_it`` without ``sync`` on a device called "cuda": the default sync must be
+    ``synchronize(device)``. torch.cuda's ``is_available``/``synchronize`` stand in for a GPU
+    for the duration of the call, so the default path is observed on a CPU-only grader."""
+    import torch
+
+    device = _FakeAsyncDevice(durations)
+    saved = torch.cuda.is_available, torch.cuda.synchronize
+    torch.cuda.is_available = lambda: True
+    torch.cuda.synchronize = lambda *args, **kwargs: device.sync()
+    try:
+        seconds = impl(device.work, warmup=warmup, repeats=repeats, device="cuda",
+                       clock=device.clock)
+    finally:
+        torch.cuda.is_available, torch.cuda.synchronize = saved
+    return seconds, device.calls
+
+
 _NAMES = ("returned seconds", "number of calls to fn")
 _HINT_SYNC = ("time one call at a time: sync(); start = clock(); fn(); sync(); stop = clock() — "
               "without the second sync() you time the launch, not the work")
@@ -158,11 +183,24 @@ def time_it_program(impl: Any, rng):
                lambda: _run_fake(impl, durations, 0, 1),
                hint="call fn() exactly `warmup` times before measuring, no more" + _ALSO_SYNC,
                rtol=1e-9, atol=1e-12, names=_NAMES)
-    # 5. The real clock: a call that sleeps 20 ms must measure about 20 ms, in seconds.
+    # 5. The defaults, called: warmup=3 and repeats=10; the default sync is synchronize(device).
+    durations = [2.0] + list(rng.uniform(1e-3, 5e-3, size=15))
+    yield Case("defaults: time_it(fn, sync=..., clock=...) warms up 3 times and times 10 calls",
+               lambda: _run_fake_defaults(impl, durations),
+               hint="keep the defaults of the signature: warmup=3, repeats=10" + _ALSO_SYNC,
+               rtol=1e-9, atol=1e-12, names=_NAMES)
+    warmup, repeats = int(rng.integers(1, 3)), int(rng.integers(2, 6))
+    durations = [2.0] + list(rng.uniform(1e-3, 5e-3, size=warmup + repeats + 2))
+    yield Case(f"default sync on a GPU device: time_it(fn, warmup={warmup}, repeats={repeats}, "
+               f"device='cuda', clock=...)",
+               lambda: _run_fake_default_sync(impl, durations, warmup, repeats),
+               hint="when sync is None, synchronise with synchronize(device) around each timed "
+                    "call", rtol=1e-9, atol=1e-12, names=_NAMES)
+    # 6. The real clock: a call that sleeps 20 ms must measure about 20 ms, in seconds.
     yield Case("time.sleep(0.02) measures between 0.02 and 0.25 seconds (real clock)",
                lambda: 0.02 <= float(impl(lambda: time.sleep(0.02), warmup=1, repeats=3)) < 0.25,
                hint="return seconds (not milliseconds), using time.perf_counter by default")
-    # 6. Nothing to take the median of.
+    # 7. Nothing to take the median of.
     yield Case("repeats=0 raises ValueError", lambda: impl(lambda: None, warmup=0, repeats=0),
                hint="raise ValueError when repeats < 1")
 
@@ -211,6 +249,12 @@ def roofline_program(impl: Any, rng):
                        rtol=1e-9)
             yield Case(f"roofline_bound, {where}", lambda a=args: impl["roofline_bound"](*a),
                        hint="'compute' when flops/peak_flops >= bytes/bandwidth, else 'memory'")
+    # A tie, planted in every seed: compute time and memory time exactly equal (both 1 s).
+    flops, nbytes = float(2 * m * n * k), float((m * k + k * n + m * n) * dtype_bytes)
+    yield Case(f"roofline_bound at the ridge point: flops/peak_flops == bytes/bandwidth "
+               f"(flops={flops:.3g}, bytes={nbytes:.3g})",
+               lambda: impl["roofline_bound"](flops, nbytes, flops, nbytes),
+               hint="a tie is 'compute': flops/peak_flops >= bytes/bandwidth")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,7 +322,7 @@ def transfer_vs_compute_program(impl: Any, rng):
 
     # The pretend timer decides the numbers, so the conclusion has a known right answer.
     for trial, device in enumerate([torch.device("meta"), torch.device("meta"),
-                                    torch.device("cpu")]):
+                                    torch.device("cpu"), torch.device("meta")]):
         rows, cols = int(rng.integers(2, 9)), int(rng.integers(2, 9))
         x = torch.from_numpy(rng.standard_normal((rows, cols)).astype("float32"))
         transfer_s, compute_s = (float(v) for v in rng.uniform(1e-4, 1e-2, size=2))
@@ -286,6 +330,8 @@ def transfer_vs_compute_program(impl: Any, rng):
             transfer_s, compute_s = max(transfer_s, compute_s) * 3, min(transfer_s, compute_s)
         elif trial == 1:
             transfer_s, compute_s = min(transfer_s, compute_s), max(transfer_s, compute_s) * 3
+        elif trial == 3:  # a tie, planted in every seed: it is 'compute'
+            compute_s = transfer_s
         yield Case(f"x of shape ({rows}, {cols}) to {device}, timer reports "
                    f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s",
                    lambda x=x, d=device, t=transfer_s, c=compute_s: _run_recorded(impl, x, d, t, c),
