@@ -303,6 +303,7 @@ def my_relu_program(impl, rng):
     yield from _function_cases(impl, rng, "relu", draw, RELU_HINTS)
     shape = _shape(rng)
     x, g = draw(shape), rng.standard_normal(shape)
+    x.flat[0] = -abs(x.flat[0])  # planted in every seed: a negative input, whose gradient is masked
     yield Case(f"gradient of 3 * relu(x) + x (x used twice), shape {shape}", _relu_reused(impl, x, g),
                hint=RELU_HINTS["reused"])
     yield Case("backward leaves the caller's grad_output unchanged", _grad_output_untouched(impl, x, g),
@@ -504,6 +505,8 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
         "sigmoid": (function("Sigmoid", torch.sigmoid, lambda g, y: g * y * (1 - y),
                              save=lambda x: (torch.sigmoid(x),)),
                     function("SigmoidFromInput", torch.sigmoid, lambda g, x: g * x * (1 - x))),
+        "small_values": (function("Square", lambda x: x ** 2, lambda g, x: 2 * x * g),
+                         function("SquareTooLarge", lambda x: x ** 2, lambda g, x: 3 * x * g)),
     }
 
 
@@ -511,6 +514,8 @@ def _gradcheck_inputs(family: str, rng: np.random.Generator) -> list[np.ndarray]
     if family.startswith("mul") or family == "ignores_grad_output":
         shape = (int(rng.integers(2, 4)), int(rng.integers(2, 4)))
         return [rng.standard_normal(shape), rng.standard_normal(shape)]
+    if family == "small_values":  # planted in every seed: values where rtol * |n| is tiny
+        return [1e-3 * rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))]
     if family in ("cube", "one_element", "sigmoid"):
         return [rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))]
     if family == "matmul":  # square, so that the broken backward still has the right shapes
@@ -553,6 +558,16 @@ def _pair(impl, family: str, arrays: list[np.ndarray], frozen: tuple[bool, ...])
     return thunk
 
 
+def _pair_defaults(impl, family: str, arrays: list[np.ndarray]) -> Callable[[], Any]:
+    """As :func:`_pair`, calling ``impl(fn, inputs)`` with its default eps, atol and rtol."""
+    def thunk():
+        correct, broken = _gradcheck_families()[family]
+        inputs = [_tensor(a, "float64") for a in arrays]
+        return _verdict(lambda: impl(broken.apply, inputs)), \
+            _verdict(lambda: impl(correct.apply, inputs))
+    return thunk
+
+
 def _inputs_untouched(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
     def thunk():
         correct = _gradcheck_families()["mul"][0]
@@ -581,6 +596,16 @@ def my_gradcheck_program(impl, rng):
                _pair(impl, "mul_first_only", arrays, (False, True)),
                names=("verdict on the broken backward", "verdict on the right backward"),
                hint="skip inputs with requires_grad=False (their gradient is None)")
+    # The defaults, called: eps=1e-6 (x^3 has a central-difference error of eps^2), atol=1e-5
+    # and rtol=1e-3 (an element off by 0.1 is rejected).
+    for family in ("cube", "one_element"):
+        arrays = _gradcheck_inputs(family, rng)
+        yield Case(f"defaults: my_gradcheck(fn, inputs) on {family} (inputs "
+                   f"{', '.join(str(a.shape) for a in arrays)}): rejects "
+                   f"{_FAMILY_TEXT[family][0]}, accepts the right backward",
+                   _pair_defaults(impl, family, arrays),
+                   names=("verdict on the broken backward", "verdict on the right backward"),
+                   hint="keep the defaults of the signature: eps=1e-6, atol=1e-5, rtol=1e-3")
     arrays = _gradcheck_inputs("mul", rng)
     yield Case("inputs hold their original values afterwards", _inputs_untouched(impl, arrays),
                rtol=0, atol=1e-12,
@@ -609,5 +634,7 @@ _FAMILY_TEXT = {
                   "output element"),
     "sigmoid": ("sigmoid backward computed from x instead of y",
                 "compare with finite differences of the function itself"),
+    "small_values": ("a gradient 1.5 times too large where every value is about 1e-3",
+                     "the tolerance grows with the value: atol + rtol * |numerical|"),
 }
 _FAMILY_ORDER = tuple(_FAMILY_TEXT)
