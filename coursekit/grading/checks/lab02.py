@@ -141,8 +141,11 @@ def node_ops_program(impl, rng):
     # Distinct sizes, so that a gradient summed over the wrong axis has the wrong shape.
     n, d, k = (int(v) for v in rng.choice(np.arange(2, 7), size=3, replace=False))
     b = int(rng.integers(2, 4))
+    # Planted in every seed: several size-1 axes (summed one after the other, each kept until
+    # the end), and an axis of size 2 stretched from 1.
     for target, source in (((d,), (n, d)), ((n, 1), (n, d)), ((1, d), (n, d)), ((), (n, d)),
-                           ((n, d), (b, n, d)), ((n, d), (n, d))):
+                           ((n, d), (b, n, d)), ((n, d), (n, d)), ((1, 1), (n, d)),
+                           ((n, 1, 1), (b, n, 2, d))):
         g = rng.standard_normal(source)
         yield Case(f"unbroadcast: gradient of shape {source} to shape {target}",
                    lambda g=g, t=target: impl["unbroadcast"](g, t), hint=OP_HINTS["unbroadcast"])
@@ -162,6 +165,21 @@ def node_ops_program(impl, rng):
         yield from _op_cases(impl, f"{op}: {sa} {'@' if op == 'matmul' else op} {sb}", op,
                              ops[op], arrays, normal(*out_shape), ("a", "b"))
     x = normal(n, d)
+
+    y, g = normal(n, d), normal(n, d)
+
+    def defaults():  # the default, called: Node(data) is a constant
+        Node = impl["Node"]
+        a, b = Node(x), Node(x)
+        out = a * Node(y, requires_grad=True)
+        return (bool(a.requires_grad), bool((a * b + a).requires_grad),
+                bool(out.requires_grad), *out.backward_fn(g))
+
+    yield Case("Node(data) without requires_grad is a constant, and so is a result of "
+               "constants; a * c with c requiring grad", defaults,
+               names=("Node(data).requires_grad", "(a * b + a).requires_grad",
+                      "(a * c).requires_grad", "gradient for a", "gradient for c"),
+               hint="keep Node's default requires_grad=False; " + OP_HINTS["mul"])
     yield from _op_cases(impl, f"relu of shape {(n, d)}", "relu", lambda a: a.relu(), (x,),
                          normal(n, d), ("x",))
     yield from _op_cases(impl, f"sum of shape {(n, d)}", "sum", lambda a: a.sum(), (x,),
@@ -198,7 +216,9 @@ def _plan(rng: np.random.Generator, n: int, d: int) -> list[tuple]:
         pool.append(name)  # recent values are likelier to be reused
     last = steps[-1][0]
     reached = _reachable(steps, last)
-    for leaf, op in (("A", "add"), ("B", "mul"), ("c", "bias"), ("W", "matmul")):
+    # Every leaf is reached, the constant K too (planted in every seed: a constant in the graph
+    # must keep .grad None).
+    for leaf, op in (("A", "add"), ("B", "mul"), ("c", "bias"), ("W", "matmul"), ("K", "add")):
         if leaf not in reached:
             name = f"v{len(steps) + 1}"
             steps.append((name, op, (last, leaf)))
@@ -396,6 +416,21 @@ def engine_program(impl, rng):
             impl["backward"]((x + y).sum())  # add hands the same gradient to both inputs
         return x.grad, y.grad
 
+    def nothing_requires_grad():
+        k = Node(x0)
+        loss = (k * 2.0).sum()
+        try:
+            impl["backward"](loss)
+        except NotImplementedError:
+            raise
+        except Exception:  # noqa: BLE001 — raising, as PyTorch does, is as right as doing nothing
+            pass
+        return loss.grad is None, k.grad is None
+
+    yield Case("backward(loss) where nothing requires grad: raises or leaves every .grad None",
+               nothing_requires_grad, names=("loss.grad is None", "constant's .grad is None"),
+               hint="a node that does not require grad never gets a .grad, the root included")
+
     yield Case("two backward calls through x + y: x.grad and y.grad", twice_shared,
                hint="the first time a leaf gets a gradient, store a copy: an op may return the "
                     "same array for several inputs, and adding into it in place later changes "
@@ -446,12 +481,13 @@ def no_grad_program(impl, rng):
 
     def after_error():
         a, b = leaves()
+        propagated = False
         try:
             with no_grad():
                 raise KeyError("raised inside the with block")
         except KeyError:
-            pass
-        return bool((a * b).requires_grad)
+            propagated = True
+        return bool((a * b).requires_grad), propagated
 
     def cut():
         a, b = leaves()
@@ -467,7 +503,9 @@ def no_grad_program(impl, rng):
     yield Case("inside nested no_grad() blocks, after the inner one ends", nested,
                hint=NO_GRAD_HINTS["nested"])
     yield Case("after an exception inside no_grad(), results require grad again", after_error,
-               hint=NO_GRAD_HINTS["error"])
+               hint=NO_GRAD_HINTS["error"] + "; return False (or None) from __exit__, so the "
+                    "exception goes on to the caller",
+               names=("requires_grad after the block", "the exception reached the caller"))
     yield Case(f"frozen = a * {scale} under no_grad; backward(sum(frozen * b))", cut,
                hint=NO_GRAD_HINTS["backward"], names=("a.grad is None", "b.grad"))
 
