@@ -36,12 +36,12 @@ _CHILD_NAMES = ("fc", "enc", "dec", "head", "block", "proj", "gate", "inner", "l
 _PLAIN_NAMES = ("size", "name", "cache", "stats", "note")
 
 
-def _draw_spec(rng: np.random.Generator, depth: int) -> list[tuple]:
+def _draw_spec(rng: np.random.Generator, depth: int, min_params: int = 1) -> list[tuple]:
     """A random node: parameters, children, plain values and non-parameter tensors, interleaved."""
     entries: list[tuple] = []
-    n_params = int(rng.integers(1, 4))
+    n_params = int(rng.integers(min_params, 4))
     n_children = int(rng.integers(1, 3)) if depth > 0 else 0
-    n_plain = int(rng.integers(0, 3))
+    n_plain = int(rng.integers(1, 3))  # planted in every seed: a plain value is stored as is
     params = list(rng.choice(_NAMES, size=n_params, replace=False))
     children = list(rng.choice(_CHILD_NAMES, size=n_children, replace=False))
     plains = list(rng.choice(_PLAIN_NAMES, size=n_plain, replace=False))
@@ -173,7 +173,9 @@ MODULE_HINTS = {
 def module_program(impl, rng):
     """A Module base class: registration, order, traversal, modes, zero_grad, state_dict."""
     for trial in range(1, 4):
-        spec = _draw_spec(rng, depth=2 if trial > 1 else 1)
+        # The root has two parameters or more, planted in every seed: re-assigning its first
+        # one must keep its place ahead of the others.
+        spec = _draw_spec(rng, depth=2 if trial > 1 else 1, min_params=2)
         params = _param_paths(spec)
         children = _child_paths(spec)
         where = f"tree {trial} ({len(params)} parameters, {len(children)} submodules)"
@@ -205,14 +207,16 @@ def module_program(impl, rng):
 
         def flags(b=box, child=child):
             tree = _tree(b)
+            new = [m.training for m in tree.modules()]
             returned = tree.eval() is tree
             after_eval = [m.training for m in tree.modules()]
             sub = _resolve(tree, child) if child else tree
             returned = returned and sub.train() is sub
             after_train = [m.training for m in tree.modules()]
-            return returned, after_eval, after_train
+            return returned, new, after_eval, after_train
         yield Case(f"{where}: eval() then {child or 'tree'}.train()", flags,
-                   names=("train()/eval() return the module", ".training after eval()",
+                   names=("train()/eval() return the module", ".training of a new tree",
+                          ".training after eval()",
                           f".training after {child or 'tree'}.train()"),
                    hint=MODULE_HINTS["training"])
 
@@ -226,9 +230,10 @@ def module_program(impl, rng):
         yield Case(f"{where}: zero_grad()", zero_grad, hint=MODULE_HINTS["zero_grad"])
 
         # Tie a parameter into another module, then re-assign one: order and state_dict.
-        (tied_from, _), (reassigned, _) = params[0], params[-1]
+        reassigned, old_values = next((p, v) for p, v in params if "." not in p)
+        tied_from = next(p for p, _ in params if p != reassigned)  # stays shared afterwards
         target = children[-1] if children else None
-        new_values = rng.standard_normal(np.shape(params[-1][1]))
+        new_values = rng.standard_normal(np.shape(old_values))
 
         def tie_and_reassign(b=box, tied_from=tied_from, target=target, reassigned=reassigned,
                              new_values=new_values):
@@ -373,6 +378,17 @@ def layers_program(impl, rng):
     yield Case(f"Linear({i}, {o}, bias=False): parameter names and shapes",
                lambda: [(n, tuple(p.shape)) for n, p in impl["Linear"](i, o, bias=False).named_parameters()],
                hint=LAYER_HINTS["shapes"])
+    w_nobias, x_nobias = rng.standard_normal((o, i)), rng.standard_normal((2, i))
+
+    def no_bias():
+        layer = impl["Linear"](i, o, bias=False)
+        _set_weights(layer, {"weight": w_nobias})
+        return layer(torch.tensor(x_nobias, dtype=torch.float32)).detach()
+
+    yield Case(f"Linear({i}, {o}, bias=False): the output (given weights)",
+               no_bias, rtol=1e-5, atol=1e-6,
+               hint="without a bias, forward returns x @ weight.T (torch keeps self.bias = None "
+                    "and tests it in forward)")
     yield Case("Linear(400, 50) initialisation: dtype, within ±1/sqrt(400), spread and mean of U(-b, b)",
                lambda: _init_stats(impl["Linear"], 400, 50),
                names=("dtype", "all values within the bound", "std within 10% of bound/sqrt(3)", "mean near 0"),
@@ -513,7 +529,9 @@ OPTIM_HINTS = {
 
 
 def _opt_problem(rng: np.random.Generator, steps: int):
-    n_params = int(rng.integers(1, 4))
+    # At least two parameters, planted in every seed: skipping the first one (no grad) must not
+    # skip the others.
+    n_params = int(rng.integers(2, 4))
     shapes = [tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 3)))) for _ in range(n_params)]
     start = [rng.standard_normal(s) for s in shapes]
     curvature = [rng.uniform(0.5, 2.0, size=s) for s in shapes]
@@ -626,7 +644,7 @@ def _state_devices(box: dict) -> Callable[[], Any]:
 # Case weights in points, by concept, as the lab states them. SGD (2 points): plain SGD 0.3,
 # momentum as torch defines it (buf = mu * buf + grad) 1.0, skipping a parameter without a
 # gradient 0.2, construction from a generator and zero_grad() 0.2, state on the parameter's
-# device 0.3. Trial 1 has momentum 0.9, trial 2 none, trial 3 a random momentum and skips.
+# device 0.3. Trial 1 has momentum 0.9, trial 2 the default (none), trial 3 a random momentum and skips.
 SGD_WEIGHTS = {1: {"update": 0.5, "build": 0.05},
                2: {"update": 0.3, "build": 0.05},
                3: {"update": 0.5, "skip": 0.2, "build": 0.1}}
@@ -644,10 +662,11 @@ def sgd_program(impl, rng):
     """SGD with momentum: float64 trajectories against torch.optim.SGD."""
     steps = 25
     settings = [{"lr": 0.1, "momentum": 0.9},
-                {"lr": float(rng.uniform(0.01, 0.3)), "momentum": 0.0},
+                {"lr": float(rng.uniform(0.01, 0.3))},  # the default momentum, called
                 {"lr": float(rng.uniform(0.01, 0.3)), "momentum": float(rng.uniform(0.3, 0.95))}]
     for trial, hyper in enumerate(settings, start=1):
-        label = f"SGD(lr={hyper['lr']:.3g}, momentum={hyper['momentum']:.3g})"
+        label = (f"SGD(lr={hyper['lr']:.3g}, momentum={hyper['momentum']:.3g})"
+                 if "momentum" in hyper else f"SGD(lr={hyper['lr']:.3g}) (default momentum)")
         yield from _trajectory_cases(impl, label, hyper, rng, steps, OPTIM_HINTS["sgd"],
                                      skip_steps=(7, 8, 9) if trial == 3 else (),
                                      weights=SGD_WEIGHTS[trial])
@@ -664,14 +683,14 @@ def sgd_program(impl, rng):
 def adam_program(impl, rng):
     """Adam: float64 trajectories against torch.optim.Adam, with bias correction."""
     steps = 25
-    settings = [{"lr": 0.05},
+    settings = [{},  # every default called: lr=1e-3, betas=(0.9, 0.999), eps=1e-8
                 {"lr": float(rng.uniform(0.005, 0.1)), "betas": (0.8, 0.99), "eps": 1e-3},
                 {"lr": float(rng.uniform(0.005, 0.1)),
                  "betas": (float(rng.uniform(0.5, 0.95)), float(rng.uniform(0.9, 0.999))), "eps": 0.1}]
     for trial, hyper in enumerate(settings, start=1):
         betas = hyper.get("betas", (0.9, 0.999))
         label = (f"Adam(lr={hyper['lr']:.3g}, betas=({betas[0]:.3g}, {betas[1]:.3g}), "
-                 f"eps={hyper.get('eps', 1e-8):.3g})")
+                 f"eps={hyper.get('eps', 1e-8):.3g})" if hyper else "Adam() (the defaults)")
         yield from _trajectory_cases(impl, label, hyper, rng, steps, OPTIM_HINTS["adam"],
                                      skip_steps=(4, 5, 6) if trial == 2 else (),
                                      weights=ADAM_WEIGHTS[trial])
