@@ -108,6 +108,21 @@ class _Rows:
         return len(self.labels)
 
 
+class _NonNegative:
+    """A map-style dataset that, like most, accepts only indices 0..len-1."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getitem__(self, index):
+        if not 0 <= index < len(self.inner):
+            raise IndexError(f"index {index} out of range 0..{len(self.inner) - 1}")
+        return self.inner[index]
+
+    def __len__(self):
+        return len(self.inner)
+
+
 def _rows(rng, n: int, dim: int) -> _Rows:
     features = rng.standard_normal((n, dim)).astype(np.float32)
     # Encode the index in the features so a student sees *which* sample came.
@@ -159,6 +174,10 @@ def batch_sampler_program(impl: Any, rng):
               (int(rng.integers(1, 5)), int(rng.integers(5, 9)), True),   # fewer than one batch
               (int(rng.integers(1, 5)), int(rng.integers(5, 9)), False),
               (0, 3, False)]
+    # Planted in every seed: one index past a whole number of batches, and batch_size=1.
+    batch_size = int(rng.integers(3, 9))
+    trials += [(int(rng.integers(1, 5)) * batch_size + 1, batch_size, False),
+               (int(rng.integers(2, 6)), 1, False)]
     for n, batch_size, drop_last in trials:
         order = [int(i) for i in rng.permutation(n)]
 
@@ -174,6 +193,10 @@ def batch_sampler_program(impl: Any, rng):
                    names=("batches", "batches when iterated again", "len"))
     yield Case("batch_size=0 raises ValueError", lambda: impl(range(5), 0, False),
                hint="reject a batch_size that is not a positive integer with ValueError")
+    for bad in (2.0, -1):  # planted: a float and a negative integer
+        yield Case(f"batch_size={bad!r} raises ValueError",
+                   lambda bad=bad: _error_kind(lambda: impl(range(5), bad, False)),
+                   hint="reject a batch_size that is not a positive integer with ValueError")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +240,10 @@ def collate_program(impl: Any, rng):
                lambda: (_structure(impl(samples)), impl(samples)),
                hint="a batch stays on the device its samples are on: use torch.stack, never "
                     "NumPy or a tensor made on the CPU, for torch leaves",
+               names=("structure", "values"))
+    one = [(rng.standard_normal(dim).astype(np.float32), int(rng.integers(0, 10)))]
+    yield Case(f"a batch of one sample (float32 array ({dim},), int label)",
+               lambda: (_structure(impl(one)), impl(one)), hint=hint,
                names=("structure", "values"))
     samples = [rng.standard_normal(dim), rng.standard_normal(dim + 1)]
     yield Case("arrays of different shapes raise ValueError",
@@ -267,6 +294,13 @@ def dataloader_program(impl: Any, rng):
                         + "; cut the order into batches with your batch sampler; a batch is "
                           "collate_fn(list of samples)",
                    names=("len(loader)", "epoch 0", "epoch 1", "epoch 2"))
+    # The defaults, called: batch_size=1, no shuffle, default collate.
+    dataset = _rows(rng, int(rng.integers(3, 8)), 2)
+    yield Case(f"defaults: MyDataLoader(dataset) over {len(dataset)} samples",
+               lambda: (lambda loader: (len(loader), *_epochs(loader, 2)))(impl(dataset)),
+               hint="keep the defaults of the signature: batch_size=1, shuffle=False, "
+                    "drop_last=False, the default collate",
+               names=("len(loader)", "epoch 0", "epoch 1"))
     # Samples already on a device (here PyTorch's data-less `meta` device) stay there.
     import torch
 
@@ -413,10 +447,11 @@ def concat_program(impl: Any, rng):
                        hint="raise IndexError for an index outside -len..len-1 (a for loop over "
                             "the dataset relies on it to stop)")
     first = [(int(i),) for i in range(int(rng.integers(2, 5)))]
-    second = _rows(rng, 3, 2)
-    yield Case("a list followed by a map-style dataset object",
+    second = _NonNegative(_rows(rng, 3, 2))
+    yield Case("a list followed by a map-style dataset object (indices 0..len-1 only)",
                lambda: [impl([first, second])[i][0] for i in range(len(first) + 3)],
-               hint="any object with __len__ and __getitem__ is a dataset")
+               hint="any object with __len__ and __getitem__ is a dataset, and most accept only "
+                    "0..len-1: hand each part an index counted from its own start")
     yield Case("no datasets at all raises ValueError", lambda: _error_kind(lambda: impl([])),
                hint="raise ValueError when the list of datasets is empty")
 
