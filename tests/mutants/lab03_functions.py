@@ -8,6 +8,18 @@ def sigmoid(x):
 
 MUTANTS = {
     "sigmoid": [
+        ("clamps the input to [-30, 30] against overflow: sigma(-100) becomes sigma(-30)", '''class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1 / (1 + torch.exp(-x.clamp(-30, 30)))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+''' + _SIGMOID_HELPER),
         ("backward computed from the input x instead of the output y", '''class Sigmoid(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -218,13 +218,15 @@ SIGMOID_HINTS = {
                "in [0, 0.25] where exp(-x) overflows, whereas a formula in exp(-x) gives inf / inf",
     "saved": "save the output with ctx.save_for_backward(y) (not the input x): the backward "
              "needs nothing else",
+    "tail": "sigmoid(-100) is about 3.7e-44, not 0: never clamp the input; for x < 0 compute "
+            "exp(x) / (1 + exp(x)), which keeps the tiny value",
 }
 
 
-# Case weights in points (the check is worth 3): values 6 cases x 1/12 = 0.5; gradients on
-# ordinary inputs 4 x 1/8 = 0.5; extreme gradients 4 x 1/8 = 0.5; saved output 1;
-# one node and meta 3 x 1/6 = 0.5.
-SIGMOID_WEIGHTS = {"values": 1 / 12, "grads": 1 / 8, "extreme": 1 / 8, "saved": 1.0, "node": 1 / 6}
+# Case weights in points (the check is worth 3): values 7 cases x 1/14 = 0.5 (the tail
+# included); gradients on ordinary inputs 4 x 1/8 = 0.5; extreme gradients 5 x 1/10 = 0.5 (the
+# tail included); saved output 1; one node and meta 3 x 1/6 = 0.5.
+SIGMOID_WEIGHTS = {"values": 1 / 14, "grads": 1 / 8, "extreme": 1 / 10, "saved": 1.0, "node": 1 / 6}
 
 
 def _saved_tensors(impl, x: np.ndarray) -> Callable[[], Any]:
@@ -256,6 +258,15 @@ def sigmoid_program(impl, rng):
                    weight=SIGMOID_WEIGHTS["extreme"])
         yield Case(f"gradient values at x = ±30 … ±1000, {dtype}", _grad(impl, extremes, g, dtype),
                    hint=SIGMOID_HINTS["extreme"], weight=SIGMOID_WEIGHTS["extreme"])
+    # The tail, relative to its size: sigma(-100) is 3.7e-44, which an absolute tolerance would
+    # accept as 0 or as sigma(-30) (a clamped input).
+    tail = np.array([-20.0, -30.0, -50.0, -100.0, -700.0])
+    yield Case("sigmoid keeps tiny values for very negative x (relative error below 1e-6, float64)",
+               _values(impl, tail, "float64"), rtol=1e-6, atol=0.0, hint=SIGMOID_HINTS["tail"],
+               weight=SIGMOID_WEIGHTS["values"])
+    yield Case("gradient keeps tiny values for very negative x (relative error below 1e-6, "
+               "float64)", _grad(impl, tail, np.ones_like(tail), "float64"), rtol=1e-6, atol=0.0,
+               hint=SIGMOID_HINTS["tail"], weight=SIGMOID_WEIGHTS["extreme"])
     yield Case("forward saves the output y for backward", _saved_tensors(impl, rng.standard_normal(5)),
                hint=SIGMOID_HINTS["saved"], weight=SIGMOID_WEIGHTS["saved"])
 
