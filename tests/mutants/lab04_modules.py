@@ -321,6 +321,10 @@ MUTANTS = {
              "        return self.linear1(x) * self.linear2(x)\n"))),
     ],
     "sgd": [
+        ("the momentum buffer is p.grad itself (no clone): the next backward overwrites it", _mutate(_SGD, (
+            "self.buffers[i] = g.clone()", "self.buffers[i] = g"))),
+        ("scales p.grad in place by lr, then subtracts it", _mutate(_SGD, (
+            "            p.sub_(self.lr * g)", "            p.sub_(g.mul_(self.lr))"))),
         ("ignores momentum", _mutate(_SGD, (
             "            if self.momentum != 0:\n", "            if False:\n"))),
         ("momentum as an average: buf = mu * buf + (1 - mu) * grad, starting from zero", _mutate(_SGD, (

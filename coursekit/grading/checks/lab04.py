@@ -523,6 +523,9 @@ OPTIM_HINTS = {
     "skip": "a parameter whose .grad is None is skipped entirely: no update, and its state (momentum, "
             "moments, step count) does not change",
     "zero_grad": "zero_grad() sets .grad to None for every parameter (torch's default)",
+    "alias": "keep state in tensors of your own (buf = p.grad.clone(), or torch.zeros_like(p) "
+             "then buf.mul_(mu).add_(g)): state that is p.grad itself changes when the next "
+             "backward writes into p.grad, and step() must never write into p.grad",
     "device": "create optimizer state with torch.zeros_like(p) (or p.new_zeros / p.clone()), so it "
               "has p's device and dtype: state made with torch.zeros(p.shape) lives on the CPU in float32",
 }
@@ -569,15 +572,25 @@ def _trajectory_cases(impl, label: str, hyper: dict, rng: np.random.Generator, s
             for k, (p, c) in enumerate(zip(params, curvature)):
                 if k == 0 and t in skip_steps:
                     p.grad = None
-                else:
-                    p.grad = torch.as_tensor(c * p.detach().numpy() + noise[t][k])
+                    continue
+                grad = torch.as_tensor(c * p.detach().numpy() + noise[t][k])
+                if p.grad is None:
+                    p.grad = grad
+                else:  # as backward does: into the .grad tensor kept from the last step
+                    with torch.no_grad():
+                        p.grad.copy_(grad)
+            given = [None if p.grad is None else p.grad.detach().clone() for p in params]
             box["opt"].step()
-            return tuple(p.detach().clone() for p in params)
+            # The gradients are the caller's: step() reads them and never writes them.
+            return (tuple(p.detach().clone() for p in params),
+                    [None if p.grad is None or g is None else bool(torch.equal(p.grad, g))
+                     for p, g in zip(params, given)])
         return thunk
     for t in range(steps):
         skipped = " (first parameter has no grad)" if t in skip_steps else ""
         yield Case(f"{label}: parameters after step {t + 1}{skipped}", step(t), rtol=1e-9, atol=1e-12,
-                   hint=OPTIM_HINTS["skip"] if skipped else hint,
+                   hint=(OPTIM_HINTS["skip"] if skipped else hint) + "; " + OPTIM_HINTS["alias"],
+                   names=("parameters", "each .grad unchanged by step()"),
                    weight=w["skip"] / n_skip if skipped else w["update"] / (steps - n_skip))
 
     def zero_grad():
