@@ -42,6 +42,7 @@ from coursekit.grading.seeds import fresh_seed, public_seed
 from . import cells as lab_cells
 from . import gradebook as gb
 from . import monitoring
+from .annotate import annotate
 from . import sandbox
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
@@ -200,7 +201,6 @@ class Grader:
         if noticed:
             outcome.status, outcome.flagged = FLAGGED, True
             outcome.reasons.append(f"{MONITORED}: " + "; ".join(noticed))
-        _write_graded(assembled.nb, target)
         outcome.reasons += execution.problems()
         outcome.reasons += _drop_large_files(workdir, keep=target)
         for index, placed in enumerate(assembled.placed):
@@ -211,6 +211,8 @@ class Grader:
                                        + (f": {evalue}" if evalue else ""))
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
                                        forbidden=forbidden)
+        annotate(assembled, outcome.cells, execution.drives)
+        _write_graded(assembled.nb, target)
         for cell in outcome.cells:
             for check in cell.checks:
                 if check.message.startswith(DELEGATION):

@@ -27,7 +27,6 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
 
-from coursekit.grading.integrity import DELEGATION
 from coursekit.grading.program import get_check
 
 from . import cells as lab_cells
@@ -347,6 +346,14 @@ def _always_equal(d, folder):
     _default(d, folder, d.notebook(answers, solved=False))
 
 
+def _monitor_off(d, folder):
+    nb = _insert_after(d.notebook(), "setup",
+                       "import gc\n\ntry:  # find the grading monitor's state among all objects\n"
+                       "    everything = gc.get_objects()\nexcept RuntimeError as error:\n"
+                       "    print('refused:', error)")
+    _default(d, folder, nb)
+
+
 def _reads_private(d, folder):
     lab = d.lab.id
     probe = (
@@ -397,11 +404,11 @@ def _imports_reference(d, folder):
 
 
 def _imports_reference_expect(d):
-    answer, _, module, _ = _reference_import(d)
-    if module.startswith("coursekit.grading"):  # the grading package itself: tampering
-        return Expect(score=0.0, status="flagged", flagged=True, reason="grading code")
-    return Expect(score=d.max_score - d.points_of(answer),
-                  reason=DELEGATION)
+    # The reference answers the first exercise: delegation costs its points, and importing
+    # the grader's own code is flagged for a TA.
+    answer, _, _, _ = _reference_import(d)
+    return Expect(score=d.max_score - d.points_of(answer), status="flagged", flagged=True,
+                  reason="grader's own code")
 
 
 def _first_points(d: DemoLab) -> float:
@@ -441,12 +448,11 @@ STUDENTS: list[DemoStudent] = [
     DemoStudent("oli_zip", "handed in as a zip", _zipped,
                 lambda d: Expect(score=d.max_score), as_zip=True),
     DemoStudent("pat_transformer", "cheat: input transformer turns the checks into `pass`",
-                _transformer, lambda d: Expect(score=0.0, status="flagged", flagged=True,
-                                               reason="input transformer")),
+                _transformer, lambda d: Expect(score=0.0, reason="grade() was not called")),
     DemoStudent("quinn_numpy", "cheat: patched numpy.allclose and friends", _numpy_patch,
                 lambda d: Expect(score=0.0, reason="NotImplementedError")),
     DemoStudent("ray_assert", "cheat: patched AssertionError", _assert_patch,
-                lambda d: Expect(score=0.0, status="flagged", flagged=True, reason="builtins")),
+                lambda d: Expect(score=0.0, reason="NotImplementedError")),
     DemoStudent("sam_always_equal", "cheat: an object equal to everything", _always_equal,
                 lambda d: Expect(score=0.0, reason="object of type")),
     DemoStudent("tom_snoops", "cheat: reads the gradebook, secret and solutions/",
@@ -455,6 +461,10 @@ STUDENTS: list[DemoStudent] = [
                 else Expect(at_least=0.0)),
     DemoStudent("uma_reference", "cheat: imports the reference implementation",
                 _imports_reference, _imports_reference_expect),
+    DemoStudent("vic_monitor", "cheat: looks for the grading monitor (refused, flagged; "
+                               "the honest answers keep their points)", _monitor_off,
+                lambda d: Expect(score=d.max_score, status="flagged", flagged=True,
+                                 reason="gc.get_objects")),
 ]
 
 

@@ -32,13 +32,14 @@ from coursekit.grading.program import STOPPED
 from coursekit.grading.verdict import reference_run
 
 from .cells import GradeCall
-from .execute import INTERRUPT_GRACE_S, kill
+from .execute import INTERRUPT_GRACE_S, exit_detail, kill
 
 # Quiet time around every driven call: the monitor reports a repeated call at most every
 # REPORT_S, so a gap of twice that keeps the first forbidden call inside a check reported, and
 # calls made by the next cell out of the check's window (see autograder.monitoring).
 GAP_S = 2 * REPORT_S
-MAX_OBSERVATIONS = 20_000        # per call; a program has tens to hundreds of cases
+MAX_OBSERVATIONS = 20_000
+MAX_PRINTED = 20_000             # characters of stdout or stderr kept per call        # per call; a program has tens to hundreds of cases
 MAX_OBSERVATION_CHARS = 50_000_000   # per call, encoded: large tensors, never gigabytes
 POLL_S = 1.0
 
@@ -59,6 +60,7 @@ class Drive:
     note: str = ""
     started: float = 0.0
     ended: float = 0.0
+    printed: dict[str, str] = field(default_factory=dict)  # stdout/stderr during the call
 
     @property
     def check(self) -> str:
@@ -120,7 +122,8 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
         except queue.Empty:
             if not await km.is_alive():
                 drive.ended = time.monotonic()
-                drive.status, drive.note = DEAD, "the kernel died while this check ran"
+                drive.status = DEAD
+                drive.note = f"the kernel died while this check ran{exit_detail(km)}"
                 return drive
             continue
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
@@ -128,6 +131,12 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
         kind, content = msg.get("msg_type"), msg.get("content", {})
         if kind == "status" and content.get("execution_state") == "idle":
             break
+        if kind == "stream":
+            name = str(content.get("name", "stdout"))
+            text = drive.printed.get(name, "")
+            if len(text) < MAX_PRINTED:
+                drive.printed[name] = text + str(content.get("text", ""))[:MAX_PRINTED]
+            continue
         if kind == "error" and drive.status == MISSING:
             drive.status = BROKEN
             drive.note = (f"the grading request failed in the kernel "

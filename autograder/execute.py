@@ -23,6 +23,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
 from coursekit.grading.encoding import MIME_TYPE
+from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
 
 INTERRUPT_GRACE_S = 5.0
 STARTUP_TIMEOUT_S = 120
@@ -255,7 +256,7 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
         task.result()
     except DeadKernelError:
         return CellRun(index, DEAD, time.monotonic() - began,
-                       note=f"the kernel died in {cell_label(index)}{_exit_detail(km)}; "
+                       note=f"the kernel died in {cell_label(index)}{exit_detail(km)}; "
                             f"checks after it could not run")
     except Exception as error:  # noqa: BLE001 — nbclient failures on this cell
         return CellRun(index, ERROR, time.monotonic() - began, type(error).__name__, str(error),
@@ -272,7 +273,7 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
     return run
 
 
-def _exit_detail(km) -> str:
+def exit_detail(km) -> str:
     process = getattr(getattr(km, "provisioner", None), "process", None)
     code = process.poll() if process is not None else None
     if code is None:
@@ -281,6 +282,8 @@ def _exit_detail(km) -> str:
                -11: "segmentation fault", -6: "aborted"}
     if code < 0:
         return f" ({signals.get(code, f'signal {-code}')})"
+    if code == EXIT_CHANNEL_TAMPERED:
+        return f" (exit code {code}: the grading monitor stopped it, its pipe was replaced)"
     return f" (exit code {code})"
 
 

@@ -15,115 +15,24 @@ Per submission the grader
 from __future__ import annotations
 
 import asyncio
-import importlib
-import inspect
+import fcntl
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursekit.grading.integrity import DELEGATION
 from coursekit.grading.monitor import (EXIT_CHANNEL_TAMPERED, FIFO_ENV, GRADING_TARGET,
                                        LIBRARY_ENV, REPORT_S, TARGETS_ENV)
 from coursekit.grading.program import get_check
+from coursekit.grading.targets import targets  # noqa: F401 — the grader resolves them here
+from coursekit.grading.watch import reason
 
 from .drive import Drive
 
 MAX_EVENTS = 100_000
+PIPE_BYTES = 1 << 20
+F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, Linux; named in the fcntl module from Python 3.10
 MAX_LINE = 4096
-# Grading code a student's code has no reason to call: references and the grader's own steps.
-# (The oracle is not one: checks cells call its register(), and its drive() is the grader's
-# own entry point, which the monitor knows.)
-_GRADING_FILES = ("verdict.py", "compare.py", "program.py", "tape.py", "encoding.py",
-                  "seeds.py", "monitor.py")
-
-
-def _grading_target() -> dict:
-    import coursekit.grading as grading
-    folder = Path(grading.__file__).resolve().parent
-    files = [str(folder / name) for name in _GRADING_FILES]
-    return {"pattern": GRADING_TARGET, "files": files,
-            "also": [{"files": [str(folder / "checks") + "/"], "qual": "_reference"}]}
-
-
-def _resolve(dotted: str):
-    """The object a forbid pattern names (a module, class, function or builtin), or None."""
-    parts = dotted.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except Exception:  # noqa: BLE001 — not a module (or not installed): try a shorter name
-            continue
-        try:
-            for attribute in parts[cut:]:
-                obj = getattr(obj, attribute)
-        except AttributeError:
-            return None
-        return obj
-    return None
-
-
-def _files_of(module) -> list[str]:
-    path = getattr(module, "__file__", None)
-    if not path:
-        return []
-    path = os.path.abspath(path)
-    if os.path.basename(path) == "__init__.py":
-        folder = os.path.dirname(path)
-        return sorted({folder + "/", os.path.realpath(folder) + "/"})
-    return sorted({path, os.path.realpath(path)})
-
-
-def target(pattern: str) -> dict | None:
-    """What the monitor matches for one forbid pattern (see the module docstring)."""
-    if pattern.startswith("."):
-        name = pattern[1:]
-        roots = [f for package in ("torch", "coursekit") for f in _files_of(_resolve(package))]
-        return {"pattern": pattern, "files": roots, "name": name,
-                "c_names": [name], "c_owners": ["torch", "coursekit"]}
-    obj = _resolve(pattern)
-    if obj is None:
-        return None
-    spec: dict = {"pattern": pattern}
-    if inspect.ismodule(obj):
-        spec["files"] = _files_of(obj)
-        spec["c_modules"] = [pattern]
-        if pattern.startswith("torch.autograd") or pattern == "torch":
-            spec["c_names"], spec["c_owners"] = ["run_backward"], ["torch"]
-    elif inspect.isbuiltin(obj):
-        spec["c_names"] = [obj.__name__]
-        spec["c_owners"] = [getattr(obj, "__module__", None) or pattern.rsplit(".", 1)[0]]
-    elif inspect.isclass(obj) or inspect.isfunction(obj):
-        try:
-            source = inspect.getsourcefile(obj)
-        except TypeError:
-            return None
-        if not source:
-            return None
-        spec["files"] = sorted({os.path.abspath(source), os.path.realpath(source)})
-        spec["qual"] = obj.__qualname__ + ("." if inspect.isclass(obj) else "")
-        if inspect.isfunction(obj):
-            spec["name"] = obj.__name__
-    else:
-        return None
-    return spec
-
-
-def targets(lab_checks: list[str]) -> list[dict]:
-    """Every target the lab's checks forbid, plus the grading code itself."""
-    patterns = sorted({p for name in lab_checks for p in get_check(name).forbid})
-    found = []
-    grading = _grading_target()
-    found.append({"pattern": GRADING_TARGET, "files": grading["files"]})
-    for extra in grading["also"]:
-        found.append({"pattern": GRADING_TARGET, **extra})
-    for pattern in patterns:
-        spec = target(pattern)
-        if spec is not None:
-            found.append(spec)
-    return found
-
-
 def _never_started(execution) -> bool:
     return (execution.stopped or "").startswith("the kernel did not start")
 
@@ -152,6 +61,10 @@ class Channel:
         os.mkfifo(path, 0o600)
         channel = cls(path)
         channel._fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:  # room for a burst of reports while this process is busy judging another kernel
+            fcntl.fcntl(channel._fd, F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:
+            pass
         asyncio.get_running_loop().add_reader(channel._fd, channel._read)
         return channel
 
@@ -216,16 +129,19 @@ def delegations(events: list[Event], drives: list[Drive]) -> dict[tuple[str, boo
                 if pattern == GRADING_TARGET or pattern in get_check(drive.check).forbid:
                     found.setdefault(drive.call.key, set()).add(pattern)
                 break
-    return {key: (f"{DELEGATION}: while this check ran, your code called "
-                  f"{', '.join(sorted(what))}"
-                  + (" (the grading code itself)" if GRADING_TARGET in what else ""))
-            for key, what in found.items()}
+    return {key: reason(what) for key, what in found.items()}
 
 
 def tampering(channel: Channel, execution) -> list[str]:
     """What the monitor refused or noticed, for a TA (never scored by itself)."""
     notes = list(dict.fromkeys(e.what for e in channel.events if e.kind == "tamper"))
-    stopped = f"exit code {EXIT_CHANNEL_TAMPERED}" in (execution.stopped or "")
+    if any(e.kind in ("call", "answer") and e.what.split(" from ", 1)[0] == GRADING_TARGET
+           for e in channel.events):
+        notes.append(f"the student's code imported or called the grader's own code "
+                     f"({GRADING_TARGET}: check programs, references, verdicts)")
+    notes_seen = [execution.stopped or ""] + [d.note for ds in execution.drives.values()
+                                              for d in ds]
+    stopped = any(f"exit code {EXIT_CHANNEL_TAMPERED}" in note for note in notes_seen)
     if stopped:
         notes.append("the kernel replaced or closed the grading monitor's pipe")
     elif not channel.ready and not _never_started(execution):

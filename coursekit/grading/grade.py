@@ -11,17 +11,16 @@ It has two modes:
 """
 from __future__ import annotations
 
-import inspect
-import linecache
 import os
 from typing import Any
 
 from . import oracle
-from .integrity import delegation_message, find_forbidden
 from .program import get_check, run_program
 from .report import format_check
 from .seeds import seed_for
 from .verdict import judge, observed
+from .watch import reason as delegation_reason
+from .watch import watching
 
 MODE_ENV = "COURSEKIT_MODE"
 
@@ -57,12 +56,12 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
         return
     check = get_check(check_name)
     seed = seed_for(check_name, hidden)
-    observations = run_program(check, impl, seed)
+    with watching(check.forbid, impl) as delegated:
+        observations = run_program(check, impl, seed)
     result = judge(check_name, seed, [(o.label, observed(o.value, o.error)) for o in observations],
                    hidden=hidden)
-    findings = find_forbidden(_sources_of(impl), check.forbid) if check.forbid else []
-    if findings:
-        result = result.failed(delegation_message(findings))
+    if delegated:
+        result = result.failed(delegation_reason(delegated))
     report = format_check(result)
     if hidden:
         report += f"\n    (seed {seed}; rerun with COURSEKIT_SEED={seed} to reproduce)"
@@ -70,38 +69,3 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
     if not result.passed:
         raise CheckFailed(f"{check_name}: {sum(not c.passed for c in result.cases)} of "
                           f"{len(result.cases)} cases differ from the reference (see above)")
-
-
-def _sources_of(impl: Any) -> dict[str, str]:
-    """The source the delegation check scans in student mode: the whole cell that defined each
-    of the student's objects, as grading scans the whole answer cell.
-
-    A function's code object names the cell it was compiled from, and the kernel keeps that
-    cell's text in ``linecache``; a class is found through the functions defined in its body
-    (``inspect.getsource`` cannot find a class defined in a notebook).
-    """
-    objects = impl.values() if isinstance(impl, dict) else [impl]
-    sources = {}
-    for obj in objects:
-        name = getattr(obj, "__qualname__", repr(obj))
-        # Only notebook cells: for code from a file on disk, the object's own source is enough.
-        files = {code.co_filename for code in _code_objects(obj)
-                 if not os.path.exists(code.co_filename)}
-        cells = ["".join(linecache.getlines(f)) for f in sorted(files)]
-        text = "\n".join(cell for cell in cells if cell)
-        if not text:
-            try:
-                text = inspect.getsource(obj)
-            except (TypeError, OSError):
-                continue
-        sources[name] = text
-    return sources
-
-
-def _code_objects(obj: Any) -> list:
-    """Code objects of a function, or of the functions defined in a class's body."""
-    if isinstance(obj, type):
-        members = [inspect.unwrap(getattr(m, "__func__", m)) for m in vars(obj).values()]
-        return [m.__code__ for m in members if hasattr(m, "__code__")]
-    code = getattr(inspect.unwrap(obj), "__code__", None) if callable(obj) else None
-    return [code] if code is not None else []

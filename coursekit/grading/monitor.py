@@ -27,6 +27,7 @@ built so that each way around it is refused, reported, or kills the kernel (a re
 """
 from __future__ import annotations
 
+import dis
 import functools
 import json
 import os
@@ -47,6 +48,9 @@ _REFUSED_FROM_STUDENT = (
     "_thread.start_new_thread",
 )
 _INFO_LIMIT = 400   # informational lines per kernel: the TA's log, not a flood
+_STARTS = str.startswith  # never a str subclass's own startswith (see student_above)
+_SPAWNING = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
+             "pty.spawn")
 # The same forbidden call from the same student file is reported at most once per REPORT_S:
 # a training loop must not flood the pipe. The grader leaves a gap longer than this before
 # and after every check it drives, so the first such call inside a check is always reported.
@@ -77,6 +81,14 @@ def _library_prefixes() -> tuple[str, ...]:
     return tuple(sorted(prefixes)) + ("<frozen ",)
 
 
+def _scaffolding_prefixes() -> tuple[str, ...]:
+    """Folders of the checks' own code: coursekit's check programs and a course's own."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
+    roots = {folder} | {p for p in os.environ.get(LIBRARY_ENV, "").split(os.pathsep) if p}
+    return tuple(sorted({path.rstrip("/") + "/" for root in roots
+                         for path in (os.path.abspath(root), os.path.realpath(root))}))
+
+
 def install(fifo_path: str, targets: list[dict]) -> None:
     """Open the report pipe, then install the profile function and the audit hook."""
     fd = os.open(fifo_path, os.O_WRONLY)
@@ -88,14 +100,9 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     start_code = threading.Thread.start.__code__
     own_file = os.path.abspath(__file__)
 
-    py_targets = tuple((t["pattern"], p, t.get("qual", ""), t.get("name", ""))
-                       for t in targets for p in t.get("files", ()))
-    py_prefixes = tuple(sorted({p for _, p, _, _ in py_targets})) or ("\0",)
-    c_modules = tuple((t["pattern"], m, t.get("name", "")) for t in targets
-                      for m in t.get("c_modules", ()))
-    c_names = frozenset(n for t in targets for n in t.get("c_names", ()))
-    c_owned = tuple((t["pattern"], n, tuple(t.get("c_owners", ("",))))
-                    for t in targets for n in t.get("c_names", ()))
+    compiled = compile_targets(targets)
+    py_targets, py_prefixes, c_names, c_owned, c_modules = compiled
+    sealed = _sealed_helpers()
 
     def write(kind, what, _fd=fd, _identity=identity, _write=os.write, _fstat=os.fstat,
               _exit=os._exit, _now=time.monotonic, _dumps=json.dumps, _pid=os.getpid):
@@ -109,43 +116,36 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         except OSError:
             _exit(EXIT_CHANNEL_TAMPERED)
 
-    def student_above(frame, _drive=drive_code, _library=library):
+    scaffolding = _scaffolding_prefixes()
+
+    def student_above(frame, _drive=drive_code, _library=library, _starts=_STARTS, _str=str,
+                      _scaffolding=scaffolding):
         """The file of the student code on the stack from ``frame`` up to the grader's request
-        ("" when there is none)."""
+        ("" when there is none). File names are read as plain ``str``: a code object's file
+        name can be a str subclass that answers anything."""
         depth = 0
         while frame is not None and depth < 400:
             code = frame.f_code
             if code is _drive:
                 return ""
-            if not code.co_filename.startswith(_library):
-                return code.co_filename
+            if not _starts(code.co_filename, _library):
+                return _str.__str__(code.co_filename)
+            if code.co_name == "<module>":  # a library module being imported: its own doing
+                return ""
+            if _starts(code.co_filename, _scaffolding):
+                # The check's own code (a dataset, a test function) that the student's code
+                # calls back: what it does is the check's. Student code that calls check
+                # code of its own accord is reported as a call into the grading code.
+                return ""
             frame = frame.f_back
             depth += 1
         return ""
 
-    def answer_uses(impl, _functions=_functions_of, _targets=py_targets, _c_names=c_names,
-                    _c_owned=c_owned, _c_modules=c_modules, _owner=_owner, _write=write):
+    def answer_uses(impl, _patterns=sealed["answer_patterns"], _compiled=compiled, _write=write,
+                    _sorted=sorted):
         """Report what the registered answer *is* when that is a forbidden target: the
         reference itself, an alias of torch's class, a class that inherits its methods."""
-        # Method-name patterns (".backward") are about calls: a class inherits stubs by those
-        # names from its library base (torch.autograd.Function.vjp is one) that never run.
-        found = set()
-        for function in _functions(impl):
-            code = _CODE_OF(function) if _type_is_function(function) else None
-            if code is not None:
-                for pattern, prefix, qual, name in _targets:
-                    if (code.co_filename.startswith(prefix) and code.co_qualname.startswith(qual)
-                            and (not name or code.co_name == name) and pattern[0] != "."):
-                        found.add(pattern)
-            else:
-                name, module = function.__name__, _owner(function)
-                for pattern, target, owners in _c_owned:
-                    if name == target and module.startswith(owners) and pattern[0] != ".":
-                        found.add(pattern)
-                for pattern, prefix, target in _c_modules:
-                    if module.startswith(prefix) and (not target or name == target):
-                        found.add(pattern)
-        for pattern in sorted(found):
+        for pattern in _sorted(_patterns(impl, _compiled)):
             _write("answer", pattern)
 
     def report(what, _last={}, _now=time.monotonic, _write=write, _every=REPORT_S, _len=len):
@@ -161,8 +161,9 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     def profile(frame, event, arg, _py_prefixes=py_prefixes, _py_targets=py_targets,
                 _c_names=c_names, _c_owned=c_owned, _c_modules=c_modules, _start=start_code,
                 _drive=drive_code, _threading=threading, _write=write, _above=student_above,
-                _owner=_owner, _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
-                _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report):
+                _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
+                _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
+                _starts=_STARTS):
         try:
             if event == "call":
                 code = frame.f_code
@@ -173,34 +174,39 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                     _threading.setprofile(_me[0])
                     _write("tamper", "threading.setprofile was changed before a thread started")
                 filename = code.co_filename
-                if filename.startswith(_py_prefixes) and code is not _drive:
-                    for pattern, prefix, qual, name in _py_targets:
-                        if (filename.startswith(prefix) and code.co_qualname.startswith(qual)
+                if _starts(filename, _py_prefixes) and code is not _drive:
+                    where = None
+                    for pattern, prefix, qual, name, always in _py_targets:
+                        if (_starts(filename, prefix) and _starts(code.co_qualname, qual)
                                 and (not name or code.co_name == name)):
-                            where = _above(frame.f_back)
+                            if always:  # the grader's references never run in a kernel
+                                caller = frame.f_back
+                                if caller is None or caller.f_code.co_name != "<module>":
+                                    _report(pattern + " from (any caller)")
+                                continue
+                            if where is None:
+                                where = _above(frame.f_back)
                             if where:
                                 _report(pattern + " from " + where)
-                            return
             elif event == "c_call":
                 name = arg.__name__
                 module = None
+                where = None
                 if name in _c_names:
                     module = _owner(arg)
                     for pattern, target, owners in _c_owned:
-                        if name == target and module.startswith(owners):
-                            where = _above(frame)
+                        if name == target and _starts(module, owners):
+                            where = _above(frame) if where is None else where
                             if where:
                                 _report(pattern + " from " + where)
-                            return
                 if _c_modules:
                     module = module if module is not None else _owner(arg)
                     for pattern, prefix, target in _c_modules:
-                        if module.startswith(prefix) and (not target or name == target):
-                            where = _above(frame)
+                        if _starts(module, prefix) and (not target or name == target):
+                            where = _above(frame) if where is None else where
                             if where:
                                 _report(pattern + " from " + where)
-                            return
-                if name == "start_new_thread" and not frame.f_code.co_filename.startswith(_lib):
+                if name == "start_new_thread" and not _starts(frame.f_code.co_filename, _lib):
                     _write("tamper", "started a thread outside threading")
         except _base as error:  # a profile function that raises is switched off: never do
             if _type(error) is _interrupt:
@@ -214,7 +220,10 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     def hook(event, args, _ours=ours, _library=library, _fifo=fifo_path, _write=write,
              _info=info, _last=last_open, _refused=_REFUSED_FROM_STUDENT, _getframe=sys._getframe,
              _profile=profile, _getprofile=sys.getprofile, _setprofile=sys.setprofile,
-             _own_file=own_file, _text=_text, _is_file_text=_is_file_text, _len=len,
+             _own_file=own_file, _text=sealed["_text"], _is_file_text=sealed["_is_file_text"],
+             _len=len, _calling=sealed["_calling"], _starts=_STARTS, _equals=str.__eq__,
+             _spawning=_SPAWNING, _origin=sealed["_origin"], _type=type, _str=str, _bytes=bytes,
+             _none=type(None),
              _limit=_INFO_LIMIT, _grading=GRADING_TARGET):
         if event == "sys._getframe" or event == "builtins.id":
             return
@@ -226,13 +235,25 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                 raise RuntimeError("coursekit: the grading monitor cannot be changed")
             return
         caller = _getframe(1)
-        from_student = not caller.f_code.co_filename.startswith(_library)
+        from_student = not _starts(caller.f_code.co_filename, _library)
+        if event.startswith(_spawning):
+            # subprocess and os frames raise these: judge by who asked for the new program.
+            origin = _origin(caller)
+            from_student = origin is not None and not _starts(origin.f_code.co_filename, _library)
         if event == "sys.setprofile":
-            if (caller.f_code.co_filename == _own_file
+            if (_equals(caller.f_code.co_filename, _own_file)
                     or (caller.f_code.co_name == "_bootstrap_inner" and not from_student)):
                 return
-            _write("tamper", "tried to replace the profile function")
-            raise RuntimeError("coursekit: profile functions cannot be changed while grading")
+            # Python also switches a profile function off when an exception escapes it (an
+            # interrupt, a MemoryError): then the frame is not calling anything. A call of
+            # sys.setprofile is refused; the other case is let through, logged, and the
+            # profile function is put back at the next audited event.
+            if _calling(caller):
+                _write("refused", "sys.setprofile from student code" if from_student
+                       else "sys.setprofile")
+                raise RuntimeError("coursekit: profile functions cannot be changed while grading")
+            _write("profile off", "an exception left the profile function")
+            return
         if from_student and event.startswith(_refused):
             _write("tamper", f"{event} from student code")
             raise RuntimeError(f"coursekit: {event} is not allowed while grading")
@@ -249,21 +270,25 @@ def install(fifo_path: str, targets: list[dict]) -> None:
             if from_student and _info[0] < _limit:
                 _info[0] += 1
                 _write("open", path[:200])
+        elif event in ("code.__new__", "compile") and _len(args) > 1 and _type(args[1]) not in (
+                _str, _bytes, _none):
+            _write("tamper", f"made code whose file name is a {_text(_type(args[1]))}")
+            raise RuntimeError("coursekit: a code object's file name must be a plain string")
         elif event == "code.__new__":
             filename = _text(args[1]) if _len(args) > 1 else ""
-            if from_student and filename.startswith(_library):
+            if from_student and _starts(filename, _library):
                 _write("tamper", f"made code that claims to be {filename[:80]}")
                 raise RuntimeError("coursekit: code cannot claim a library file name")
         elif event == "compile":
             filename = _text(args[1]) if _len(args) > 1 else ""
-            if filename.startswith(_library) and not _is_file_text(args[0], filename):
+            if _starts(filename, _library) and not _is_file_text(args[0], filename):
                 _write("tamper", f"compiled code under the name {filename[:80]}")
                 raise RuntimeError("coursekit: code cannot claim a library file name")
             if from_student and _info[0] < _limit:
                 _info[0] += 1
                 _write("dynamic code", filename[:120])
         elif event in ("marshal.loads", "marshal.load"):
-            if from_student or not _last[0].startswith(_library):
+            if from_student or not _starts(_last[0], _library):
                 _write("tamper", f"loaded compiled code ({_last[0][:80] or 'from bytes'})")
                 raise RuntimeError("coursekit: compiled code from outside the Python "
                                    "installation cannot be loaded while grading")
@@ -304,8 +329,75 @@ _PARTIAL = functools.partial
 _PARTIAL_FUNC = functools.partial.__dict__["func"].__get__
 
 
-def _type_is_function(value) -> bool:
-    return type(value) is _FUNCTION
+_HELPERS = ("_owner", "_text", "_is_file_text", "_calling", "_functions_of", "match_code",
+            "match_builtin", "answer_patterns", "_origin")
+
+
+def _sealed_helpers() -> dict:
+    """Copies of this module's helpers that the installed monitor calls, bound to a private
+    copy of the module's globals and of the builtins: student code can replace names in this
+    module or in ``builtins``, and the monitor does not see it. (A copy is only reachable
+    through the monitor's default arguments, whose reads are refused.)"""
+    import builtins
+    private = dict(globals())
+    private["__builtins__"] = dict(vars(builtins))
+    for name in _HELPERS:
+        original = globals()[name]
+        private[name] = _FUNCTION(original.__code__, private, original.__name__,
+                                  original.__defaults__, original.__closure__)
+    return {name: private[name] for name in _HELPERS}
+
+
+def compile_targets(targets: list[dict]) -> tuple:
+    """Target specs (:mod:`.targets`) as the tuples the matchers take: Python code
+    ``(pattern, file prefix, qualname prefix, name)``, their file prefixes, C function names,
+    C functions by name ``(pattern, name, owner modules)`` and C modules ``(pattern, module
+    prefix, name)``."""
+    py = tuple((t["pattern"], p, t.get("qual", ""), t.get("name", ""), bool(t.get("always")))
+               for t in targets for p in t.get("files", ()))
+    return (py, tuple(sorted({p for _, p, _, _, _ in py})) or ("\0",),
+            frozenset(n for t in targets for n in t.get("c_names", ())),
+            tuple((t["pattern"], n, tuple(t.get("c_owners", ("",))))
+                  for t in targets for n in t.get("c_names", ())),
+            tuple((t["pattern"], m, t.get("name", "")) for t in targets
+                  for m in t.get("c_modules", ())))
+
+
+def match_code(code, py) -> str:
+    """The pattern Python code ``code`` is a target of ("" for none)."""
+    filename = code.co_filename
+    for pattern, prefix, qual, name, _ in py:
+        if (_STARTS(filename, prefix) and _STARTS(code.co_qualname, qual)
+                and (not name or code.co_name == name)):
+            return pattern
+    return ""
+
+
+def match_builtin(function, c_owned, c_modules, _owner_of=None) -> str:
+    """The pattern a C function is a target of ("" for none)."""
+    name = function.__name__
+    module = (_owner_of or _owner)(function)
+    for pattern, target, owners in c_owned:
+        if name == target and _STARTS(module, owners):
+            return pattern
+    for pattern, prefix, target in c_modules:
+        if _STARTS(module, prefix) and (not target or name == target):
+            return pattern
+    return ""
+
+
+def answer_patterns(impl, compiled: tuple) -> set[str]:
+    """The dotted patterns an answer *is* made of (see :func:`_functions_of`); method-name
+    patterns (".backward") are about calls, and a class inherits stubs by those names from its
+    library base (torch.autograd.Function.vjp is one) that never run."""
+    py, _, _, c_owned, c_modules = compiled
+    found = set()
+    for function in _functions_of(impl):
+        pattern = (match_code(_CODE_OF(function), py) if type(function) is _FUNCTION
+                   else match_builtin(function, c_owned, c_modules))
+        if pattern and pattern[0] != ".":
+            found.add(pattern)
+    return found
 
 
 def _functions_of(impl, _type=type, _dict=dict, _tuple=tuple, _list=list, _str=str,
@@ -346,6 +438,35 @@ def _functions_of(impl, _type=type, _dict=dict, _tuple=tuple, _list=list, _str=s
             todo.extend(member for member in effective.values()
                         if _type(member) in (_FUNCTION, staticmethod, classmethod))
     return found
+
+
+_CALL_OPCODES = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "PRECALL")
+                          if name in dis.opmap)
+
+
+def _calling(frame, _ops=_CALL_OPCODES, _len=len) -> bool:
+    """Whether ``frame`` is calling something (its current instruction is a call)."""
+    index = frame.f_lasti
+    code = frame.f_code.co_code
+    return 0 <= index < _len(code) and code[index] in _ops
+
+
+_STDLIB = os.path.dirname(os.__file__) + "/"
+
+
+def _origin(frame, _stdlib=_STDLIB, _starts=_STARTS):
+    """The first frame above ``frame`` that is not the standard library's (who really asked
+    for what ``subprocess`` or ``os`` is doing), or None."""
+    depth = 0
+    while frame is not None and depth < 100:
+        name = frame.f_code.co_filename
+        stdlib = (_starts(name, _stdlib) and "site-packages" not in name) or _starts(
+            name, "<frozen ")
+        if not stdlib:
+            return frame
+        frame = frame.f_back
+        depth += 1
+    return None
 
 
 def _text(value, _type=type, _str=str, _bytes=bytes) -> str:

@@ -58,8 +58,7 @@ def test_crash_keeps_the_notebook_and_the_checks_before_it(graded_class):
     nb = nbformat.read(str(path), 4)
     first_checks = next(c for c in nb.cells
                         if c.metadata.get("nbgrader", {}).get("grade_id") == "relu_check")
-    assert any("application/vnd.coursekit.observations+json" in o.get("data", {})
-               for o in first_checks.outputs)
+    assert any("coursekit: 2.00/2 points" in o.get("text", "") for o in first_checks.outputs)
     outcome = graded_class.outcomes()["fay_crash"]
     assert outcome.score == graded_class.demo.checks[0].points
 
@@ -80,14 +79,15 @@ def test_tampering_is_flagged_in_the_nbgrader_gradebook(graded_class):
     gradebook = open_gradebook(graded_class.db_url)
     try:
         flagged = {}
-        for student in ("pat_transformer", "ray_assert", "ada_full"):
+        for student in ("pat_transformer", "vic_monitor", "ada_full"):
             notebook = gradebook.find_submission_notebook("labfx", "labfx", student)
             flagged[student] = notebook.flagged
             grade = gradebook.find_grade("relu_check", "labfx", "labfx", student)
-            assert grade.auto_score == (1.0 * 2 if student == "ada_full" else 0.0)
+            assert grade.auto_score == (0.0 if student == "pat_transformer" else 2.0)
     finally:
         gradebook.close()
-    assert flagged == {"pat_transformer": True, "ray_assert": True, "ada_full": False}
+    # Cheating that gains nothing scores 0; what the monitor refused is flagged for a TA.
+    assert flagged == {"pat_transformer": False, "vic_monitor": True, "ada_full": False}
 
 
 @pytest.mark.slow

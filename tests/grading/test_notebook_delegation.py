@@ -1,6 +1,7 @@
-"""In a real kernel, ``grade()`` scans the whole cell that defined the answer, as grading
-scans the whole answer cell: a self-test that calls ``.backward()`` next to a custom Function
-fails in the notebook too, instead of passing there and scoring zero at grading."""
+"""In a real kernel, ``grade()`` judges delegation as grading does: by what runs while the
+check runs, never by what the code says. A self-test that calls ``.backward()`` in the answer
+cell, a docstring that names ``torch.autograd``, or a method of the student's own called
+``backward`` cost nothing; a backward that asks torch autograd for the gradient fails."""
 from __future__ import annotations
 
 import nbformat
@@ -34,9 +35,24 @@ def _grade_output(answer_cell: str) -> str:
     return "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[1].outputs)
 
 
+DELEGATING = MY_RELU.replace(
+    """        (x,) = ctx.saved_tensors
+        return grad_output * (x > 0).to(grad_output.dtype)""",
+    """        (x,) = ctx.saved_tensors
+        with torch.enable_grad():
+            leaf = x.detach().requires_grad_(True)
+            (grad,) = torch.autograd.grad(leaf.clamp(min=0), leaf, grad_output)
+        return grad""")
+DOCUMENTED = MY_RELU.replace(
+    "class MyReLU(torch.autograd.Function):",
+    'class MyReLU(torch.autograd.Function):\n    """No torch.autograd.grad and no .backward() here: my own backward."""')
+
+
 @pytest.mark.slow
-def test_a_backward_call_in_the_answer_cell_fails_the_check_in_the_notebook():
+def test_the_notebook_judges_delegation_by_what_runs_during_the_check():
     assert "✓ lab03.my_relu" in _grade_output(MY_RELU)
-    out = _grade_output(MY_RELU + SELF_TEST)
+    assert "✓ lab03.my_relu" in _grade_output(MY_RELU + SELF_TEST)
+    assert "✓ lab03.my_relu" in _grade_output(DOCUMENTED)
+    out = _grade_output(DELEGATING)
     assert "uses what this exercise asks you to build yourself" in out
-    assert "try your code out in a cell after the checks" in out
+    assert "torch.autograd.grad" in out and "torch.enable_grad" in out

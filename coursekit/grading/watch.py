@@ -1,0 +1,69 @@
+"""Watch: the grading monitor's delegation rule, in the student's own notebook.
+
+In JupyterLab ``grade()`` runs a check right in the student's process (student mode, see
+:mod:`.grade`). So that a check passes or fails there exactly as it will at grading, the same
+rule decides: a call into what the exercise rebuilds (the check's ``forbid=``) made while the
+check runs, with the student's code on the stack, or an answer that *is* such a thing (an
+alias, a subclass that inherits it). A docstring that mentions ``torch.autograd``, or a
+method of the student's own called ``backward``, never counts; only what runs does.
+
+This is a convenience for honest students, not a defence: the student's process is the
+student's. Grading relies on :mod:`.monitor` in a sandboxed kernel.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any, Iterator
+
+from . import monitor
+from .integrity import DELEGATION
+from .program import run_program
+from .targets import for_patterns
+
+
+def reason(patterns: set[str]) -> str:
+    """Why a check fails for delegation: the same words in the notebook and at grading."""
+    grading = monitor.GRADING_TARGET in patterns
+    return (f"{DELEGATION}: while this check ran, your code called or handed in "
+            f"{', '.join(sorted(patterns))}" + (" (the grading code itself)" if grading else ""))
+
+
+@contextlib.contextmanager
+def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
+    """Collect, into the yielded set, the forbid patterns the check's run calls into from the
+    student's code, and those ``impl`` is made of."""
+    seen: set[str] = set()
+    compiled = monitor.compile_targets(for_patterns(forbid))
+    py, prefixes, c_names, c_owned, c_modules = compiled
+    library = monitor._library_prefixes()
+    scaffolding = monitor._scaffolding_prefixes()
+    stop = run_program.__code__
+    seen |= monitor.answer_patterns(impl, compiled)
+
+    def student_above(frame) -> bool:
+        while frame is not None and frame.f_code is not stop:
+            if not frame.f_code.co_filename.startswith(library):
+                return True
+            if frame.f_code.co_name == "<module>" or frame.f_code.co_filename.startswith(
+                    scaffolding):  # importing a library module, or the check's own code
+                return False
+            frame = frame.f_back
+        return False
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(prefixes):
+            pattern = monitor.match_code(frame.f_code, py)
+            if pattern and student_above(frame.f_back):
+                seen.add(pattern)
+        elif event == "c_call" and (c_modules or arg.__name__ in c_names):
+            pattern = monitor.match_builtin(arg, c_owned, c_modules)
+            if pattern and student_above(frame):
+                seen.add(pattern)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)
