@@ -393,6 +393,26 @@ class MyConcatDataset:
 '''),
     ],
     "sharded": [
+        ("shards for two workers, whatever num_workers is", _SHARDED_HEAD + '''
+    def shard(self, worker_id, num_workers):
+        return iter(range(self.start + worker_id, self.end, num_workers))
+
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None:
+            return self.shard(0, 1)
+        return self.shard(info.id, 2)
+'''),
+        ("__iter__ hands out one stored iterator: a second pass is empty", _SHARDED_HEAD + '''
+    def shard(self, worker_id, num_workers):
+        return iter(range(self.start + worker_id, self.end, num_workers))
+
+    def __iter__(self):
+        if not hasattr(self, "_it"):
+            info = get_worker_info()
+            self._it = self.shard(0, 1) if info is None else self.shard(info.id, info.num_workers)
+        return self._it
+'''),
         ("every worker yields the whole range", _SHARDED_HEAD + '''
     def shard(self, worker_id, num_workers):
         return iter(range(self.start, self.end))

@@ -493,7 +493,16 @@ def sharded_program(impl: Any, rng):
     # A notebook's classes reach forked workers only: spawn and forkserver pickle them by name.
     fork = ({"multiprocessing_context": "fork"}
             if "fork" in multiprocessing.get_all_start_methods() else {})
-    for workers in (0, 2):
+    def twice():
+        dataset = impl(start, end)
+        return [int(v) for v in dataset], [int(v) for v in dataset]
+
+    yield Case(f"range({start}, {end}) iterated twice in the main process", twice,
+               names=("first pass", "second pass"),
+               hint="__iter__ must return a fresh iterator each time (an epoch per pass), not "
+                    "one stored iterator that is exhausted after the first pass")
+    # Three workers too: code that assumes two (or an even count) passes with 0 and 2.
+    for workers in (0, 2, 3):
         yield Case(f"torch DataLoader with num_workers={workers} over range({start}, {end})",
                    lambda w=workers: sorted(int(v) for v in tud.DataLoader(
                        impl(start, end), batch_size=None, num_workers=w,
