@@ -79,6 +79,8 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
                                                     "notebooks/lab01_graphs/lab01_graphs.ipynb")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per cell (default: the lab's limit, else 120)")
+    parser.add_argument("--all", action="store_true", dest="all_cases",
+                        help="list every failing case of every check, not the first five")
 
 
 def validate(args) -> int:
@@ -86,7 +88,7 @@ def validate(args) -> int:
     if not args.notebook.exists():
         return _fail(f"{args.notebook} does not exist")
     try:
-        result = run_validation(args.notebook, timeout=args.timeout)
+        result = run_validation(args.notebook, timeout=args.timeout, all_cases=args.all_cases)
     except Exception as error:  # noqa: BLE001 — unreadable notebook: say so, exit non-zero
         return _fail(f"cannot validate {args.notebook}: {type(error).__name__}: {error}")
     print(result.report())

@@ -50,6 +50,7 @@ class CellRun:
     ename: str = ""
     evalue: str = ""
     note: str = ""
+    label: str = ""
 
 
 @dataclass
@@ -157,8 +158,17 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit:,} more]"
 
 
-def cell_label(index: int) -> str:
-    return f"cell {index + 1}"
+def cell_label(cell: NotebookNode, index: int) -> str:
+    """A cell as a student finds it in JupyterLab, which numbers no cells: its nbgrader name,
+    else its first line."""
+    meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+    name = meta.get("grade_id") if isinstance(meta, dict) else None
+    if isinstance(name, str) and name:
+        return f"the cell '{name}'"
+    lines = [line.strip() for line in str(cell.get("source", "")).splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    return f"the cell starting `{first[:40]}{'…' if len(first) > 40 else ''}`" if first \
+        else f"cell {index + 1}"
 
 
 async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
@@ -201,7 +211,8 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
             remaining = time_limit - (time.monotonic() - started)
             if remaining <= 0:
                 execution.stopped = (f"the notebook ran over its time limit of {time_limit:g}s; "
-                                     f"{cell_label(index)} and later cells did not run")
+                                     f"{cell_label(nb.cells[index], index)} and later cells did "
+                                     f"not run")
                 for rest in code_cells[position:]:
                     execution.cells[rest] = CellRun(rest, NOT_RUN)
                 break
@@ -226,14 +237,17 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
     finally:
         await _shutdown(client, km)
         execution.seconds = time.monotonic() - started
+        for index, run in execution.cells.items():
+            run.label = cell_label(nb.cells[index], index)
     return execution
 
 
 async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, timeout: float,
                     per_cell: bool, time_limit: float, memory_mb: int | None) -> CellRun:
     began = time.monotonic()
-    over = (f"infinite loop? {cell_label(index)} ran over {timeout:g}s" if per_cell else
-            f"{cell_label(index)} ran into the notebook's time limit of {time_limit:g}s")
+    label = cell_label(cell, index)
+    over = (f"infinite loop? {label} ran over {timeout:g}s" if per_cell else
+            f"{label} ran into the notebook's time limit of {time_limit:g}s")
     task = asyncio.ensure_future(client.async_execute_cell(cell, index))
     done, _ = await asyncio.wait({task}, timeout=timeout)
     timed_out = not done
@@ -256,11 +270,11 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
         task.result()
     except DeadKernelError:
         return CellRun(index, DEAD, time.monotonic() - began,
-                       note=f"the kernel died in {cell_label(index)}{exit_detail(km)}; "
+                       note=f"the kernel died in {label}{exit_detail(km)}; "
                             f"checks after it could not run")
     except Exception as error:  # noqa: BLE001 — nbclient failures on this cell
         return CellRun(index, ERROR, time.monotonic() - began, type(error).__name__, str(error),
-                       note=f"{cell_label(index)} could not be run: {error}")
+                       note=f"{label} could not be run: {error}")
     run = CellRun(index, OK, time.monotonic() - began)
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
@@ -269,7 +283,7 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
         run.status, run.note = TIMEOUT, f"{over} and was interrupted"
     elif run.ename == "MemoryError":
         limit = f" (limit {memory_mb} MB)" if memory_mb else ""
-        run.note = f"{cell_label(index)} ran out of memory{limit}"
+        run.note = f"{label} ran out of memory{limit}"
     return run
 
 

@@ -31,7 +31,7 @@ from coursekit.grading.verdict import CheckResult, judge, judge_expected
 from .assemble import Assembled
 from .cells import CHECKS, WRITTEN, GradeCall, LabCell, LabNotebook
 from .drive import DONE, MISSING, Drive
-from .execute import DEAD, ERROR, KILLED, NOT_RUN, TIMEOUT, Execution, cell_label
+from .execute import DEAD, ERROR, KILLED, NOT_RUN, TIMEOUT, Execution
 
 
 
@@ -82,13 +82,14 @@ def missing_reason(execution: Execution | None, index: int | None) -> str:
         return run.note
     if run.status == ERROR:
         evalue = run.evalue if len(run.evalue) < 300 else run.evalue[:300] + "…"
-        return (f"no result: {cell_label(index)} raised {run.ename}: {evalue}" if evalue
-                else f"no result: {cell_label(index)} raised {run.ename}")
+        return (f"no result: {run.label} raised {run.ename}: {evalue}" if evalue
+                else f"no result: {run.label} raised {run.ename}")
     return "grade() was not called for this check (was the checks cell changed at run time?)"
 
 
-def _message(result: CheckResult) -> str:
-    """What the student reads about one call: why it failed, or which cases differ."""
+def _message(result: CheckResult, max_failures: int = 5) -> str:
+    """What the student reads about one call: why it failed, or which cases differ (the first
+    ``max_failures`` of them)."""
     if result.passed:
         return f"all {len(result.cases)} cases passed"
     n_pass = sum(c.passed for c in result.cases)
@@ -96,7 +97,8 @@ def _message(result: CheckResult) -> str:
         return _hidden_message(result, n_pass)
     if result.reason:
         return result.reason
-    details = textwrap.dedent("\n".join(format_check(result).splitlines()[1:]))
+    details = textwrap.dedent("\n".join(
+        format_check(result, max_failures=max_failures).splitlines()[1:]))
     return f"{n_pass}/{len(result.cases)} cases passed\n{details}".strip()
 
 
@@ -131,7 +133,8 @@ def delegation(calls: list[GradeCall], covered: dict[str, str]) -> dict[str, lis
 def score_checks_cell(cell: LabCell, drives: list[Drive] | None, *,
                       seed_of: Callable[[str, bool], int], reason_if_missing: str,
                       forbidden: dict[tuple[str, bool], str] | None = None,
-                      zero_reason: str = "", include_hidden: bool = True) -> CellScore:
+                      zero_reason: str = "", include_hidden: bool = True,
+                      max_failures: int = 5) -> CellScore:
     """Score one checks cell from its driven calls (``drives``, in call order; None if the
     cell never ran).
 
@@ -163,7 +166,7 @@ def score_checks_cell(cell: LabCell, drives: list[Drive] | None, *,
         share = cell.points * (weight / total if total else 1 / max(len(results), 1))
         score = share * result.fraction
         checks.append(CheckScore(cell.grade_id or "", call.check, call.hidden, score, share,
-                                 _message(result),
+                                 _message(result, max_failures),
                                  sum(c.passed for c in result.cases), len(result.cases)))
     return CellScore(cell.grade_id or "", CHECKS, cell.points, sum(c.score for c in checks),
                      checks)

@@ -21,9 +21,9 @@ from coursekit.grading.seeds import public_seed
 
 from . import cells as lab_cells
 from . import monitoring, sandbox
-from .cells import ANSWER, CHECKS, PLAIN
+from .cells import ANSWER, CHECKS, PLAIN, WRITTEN
 from .drive import checks_driver
-from .execute import run_notebook
+from .execute import ERROR as ERROR_STATUS, run_notebook
 from .manifest import Course, Lab, ManifestError, find_root, load_course
 from .score import CellScore, delegation, missing_reason, score_checks_cell
 
@@ -37,6 +37,8 @@ class Validation:
     problems: list[str] = field(default_factory=list)
     tampering: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    broken_answers: list[str] = field(default_factory=list)  # answer cells that raised
+    written: list[tuple[str, float, bool]] = field(default_factory=list)  # id, points, answered
     skipped: int = 0
 
     @property
@@ -50,6 +52,8 @@ class Validation:
     def report(self) -> str:
         lines = [f"coursekit validate {self.notebook.name} (visible checks, public seeds; "
                  f"hidden checks run only at grading)"]
+        # An answer that does not run explains the checks that follow it: say it first.
+        lines += [f"{FAIL} {broken}" for broken in self.broken_answers]
         for cell in self.cells:
             for check in cell.checks:
                 mark = PASS if check.passed else FAIL
@@ -61,6 +65,10 @@ class Validation:
                     if details and details[0] == f"{check.cases_passed}/{check.cases} cases passed":
                         details = details[1:]  # the header above says it already
                     lines += [f"      {line}" for line in details]
+        for grade_id, points, answered in self.written:
+            lines.append(f"{'✎' if answered else FAIL} written answer [{grade_id}]  {points:g} "
+                         f"points, graded by a person: "
+                         + ("answered" if answered else "NOT ANSWERED YET"))
         lines += [f"! {problem}" for problem in self.problems + self.tampering]
         lines += [f"? {warning}" for warning in self.warnings]
         if not self.checks:
@@ -69,8 +77,11 @@ class Validation:
             lines.append(f"(the lab's {self.skipped} exploration cells were not run: grading "
                          f"does not run them either)")
         passed = sum(c.passed for c in self.checks)
+        blank = sum(not answered for _, _, answered in self.written)
         lines.append(f"{passed}/{len(self.checks)} visible checks passed"
-                     + ("" if self.ok else " — not ready to submit"))
+                     + ("" if self.ok else " — not ready to submit")
+                     + (f"; {blank} written answer{'s' * (blank != 1)} still blank" if blank
+                        else ""))
         return "\n".join(lines)
 
 
@@ -103,7 +114,15 @@ def _release_ids(course: Course | None, lab: Lab | None) -> set[str] | None:
     return {c.get("id") for c in lab_cells.read_notebook(path).cells if c.get("id")}
 
 
-def validate(path: Path, *, timeout: float | None = None) -> Validation:
+def _release_sources(course: Course | None, lab: Lab | None) -> set[str]:
+    """The release's own cell texts (a written answer still equal to one is unanswered)."""
+    if course is None or lab is None or not course.release_notebook(lab).exists():
+        return {"YOUR ANSWER HERE"}
+    release = lab_cells.read_notebook(course.release_notebook(lab))
+    return {c.source.strip() for c in release.cells} | {"YOUR ANSWER HERE"}
+
+
+def validate(path: Path, *, timeout: float | None = None, all_cases: bool = False) -> Validation:
     """Run and judge ``path`` (see the module docstring)."""
     path = Path(path).resolve()
     nb = nbformat.read(str(path), as_version=4)
@@ -156,6 +175,17 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
     driven = [drive for drives in execution.drives.values() for drive in drives]
     seen = monitoring.delegations(channel.events, driven)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
+    stubs = _release_sources(course, lab)
+    for cell in notebook.cells:
+        run = execution.cells.get(cell.index)
+        if cell.role == ANSWER and run is not None and run.status == ERROR_STATUS:
+            result.broken_answers.append(f"the answer in {run.label} raised {run.ename}"
+                                         + (f": {run.evalue[:300]}" if run.evalue else "")
+                                         + " — the checks after it cannot pass until it runs")
+        elif cell.role == WRITTEN:
+            text = cell.source.strip()
+            result.written.append((cell.grade_id or "", cell.points,
+                                   bool(text) and text not in stubs))
     result.tampering += [f"grading would flag this notebook for a TA: {note}"
                          for note in monitoring.tampering(channel, execution)]
 
@@ -183,5 +213,5 @@ def validate(path: Path, *, timeout: float | None = None) -> Validation:
         result.cells.append(score_checks_cell(
             cell, execution.drives.get(cell.index), seed_of=lambda name, hidden: public_seed(name),
             reason_if_missing=missing_reason(execution, cell.index),
-            forbidden=forbidden, include_hidden=False))
+            forbidden=forbidden, include_hidden=False, max_failures=10**6 if all_cases else 5))
     return result

@@ -99,3 +99,19 @@ def test_validate_reads_the_code_for_early_warnings_without_failing_honest_work(
     assert cli(["validate", str(path)]) == 0
     out = capsys.readouterr().out
     assert "may be flagged for a TA at grading" in out and "exec" in out
+
+
+@pytest.mark.slow
+def test_validate_names_a_broken_answer_first_and_lists_written_answers(fixture_course, capsys):
+    """A syntax error in an answer is said first, with its cell, instead of the NameErrors it
+    causes later; every written answer is listed with its points, answered or not."""
+    demo = demo_class.demo_lab(fixture_course, fixture_course.labs[0])
+    first = demo.answers[0]
+    nb = demo.notebook({first.grade_id: "def relu(x):\n    return x +\n"})
+    path = _write(nb, fixture_course.release_dir / "labfx", "broken.ipynb")
+    assert cli(["validate", str(path), "--all"]) == 1
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert "raised SyntaxError" in lines[1] and f"the cell '{first.grade_id}'" in lines[1]
+    assert "written answer [why_sum]" in out and "graded by a person" in out
+    assert "NOT ANSWERED YET" in out and "written answer still blank" in out

@@ -1,7 +1,8 @@
 """Benchmarks of the grading pipeline (``make bench``; figures are printed with ``-s``).
 
-* harness cost per notebook: ``Grader.grade`` (sandbox, assemble, scans, judging, writing)
-  against plain nbclient executing the same notebook, both running every cell; goal ≤ 1.2×;
+* harness cost per notebook: ``Grader.grade`` (sandbox, monitor, assemble, driving the checks,
+  judging, writing) against plain nbclient executing the same notebook as JupyterLab would
+  (checks and references in the kernel), both running every cell; goal ≤ 1.2×;
 * a class of 20 submissions of lab01, ``--jobs 2`` against ``--jobs 1``; goal ≥ 1.7× on two
   cores;
 * a stress run of many gradings at once (``COURSEKIT_STRESS_RUNS``, default 200; the issue
@@ -71,8 +72,11 @@ def test_harness_cost_per_notebook_against_plain_nbclient(tmp_path, lab_id):
     status = sandbox.probe(course)
     grader = Grader(course, status, course.secret(), Overrides(memory_mb=4096), all_cells=True)
     sub = Submission("bench", lab.id, FOUND, folder, folder / lab.notebook, nb)
-    env = dict(os.environ, COURSEKIT_MODE="grade", OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-               **course.kernel_env())
+    # Plain nbclient runs the notebook as JupyterLab would: grade() checks in the kernel
+    # against the reference there (student mode). The grader drives the same checks from
+    # outside, with the reference in its own process, the sandbox and the monitor.
+    env = {k: v for k, v in os.environ.items() if k != "COURSEKIT_MODE"}
+    env.update(OMP_NUM_THREADS="1", MPLBACKEND="Agg", COURSEKIT_SEED="1", **course.kernel_env())
     plain, ours = [], []
     for _ in range(REPEATS):  # interleaved, so drifting machine load hits both alike
         plain.append(_plain_nbclient(nb, folder, env))
