@@ -69,18 +69,24 @@ class CellScore:
     note: str = ""
 
 
-def missing_reason(execution: Execution | None, index: int | None) -> str:
-    """Why a checks cell produced no payload for a call, from how the cell ran."""
+def missing_reason(execution: Execution | None, index: int | None, *,
+                   hidden: bool = False) -> str:
+    """Why a checks cell produced no result for a call, from how the cell ran. For a hidden
+    call only the grader's own words: no exception text, no student cell's first line."""
     if index is None:
         return "the checks cell is missing"
     run = execution.cells.get(index) if execution is not None else None
     if run is None:
         return "the checks cell was not run"
     if run.status == NOT_RUN:
-        return f"not run: {execution.stopped}" if execution.stopped else "not run"
+        if hidden or not execution.stopped:
+            return "not run: the notebook stopped before this checks cell"
+        return f"not run: {execution.stopped}"
     if run.status in (TIMEOUT, KILLED, DEAD):
-        return run.note
+        return run.note  # the checks cell's own name and the grader's words
     if run.status == ERROR:
+        if hidden:
+            return f"no result: {run.label} raised an exception before this call"
         evalue = run.evalue if len(run.evalue) < 300 else run.evalue[:300] + "…"
         return (f"no result: {run.label} raised {run.ename}: {evalue}" if evalue
                 else f"no result: {run.label} raised {run.ename}")
@@ -134,7 +140,7 @@ def score_checks_cell(cell: LabCell, drives: list[Drive] | None, *,
                       seed_of: Callable[[str, bool], int], reason_if_missing: str,
                       forbidden: dict[tuple[str, bool], str] | None = None,
                       zero_reason: str = "", include_hidden: bool = True,
-                      max_failures: int = 5) -> CellScore:
+                      max_failures: int = 5, hidden_reason_if_missing: str = "") -> CellScore:
     """Score one checks cell from its driven calls (``drives``, in call order; None if the
     cell never ran).
 
@@ -150,8 +156,10 @@ def score_checks_cell(cell: LabCell, drives: list[Drive] | None, *,
     results: list[CheckResult] = []
     for call in calls:
         drive = queue[call.key].pop(0) if queue[call.key] else None
+        missing = (hidden_reason_if_missing or "no result: the checks cell stopped before this "
+                   "call") if call.hidden else reason_if_missing
         try:
-            result = _judge_call(call, drive, seed_of, zero_reason or "", reason_if_missing)
+            result = _judge_call(call, drive, seed_of, zero_reason or "", missing)
         except Exception as error:  # noqa: BLE001 — a broken check must not stop the class
             result = CheckResult(call.check, call.hidden, [], reason=(
                 f"the grader could not run this check ({type(error).__name__}: {error}); "
@@ -208,5 +216,7 @@ def score_notebook(source: LabNotebook, assembled: Assembled | None,
             scores.append(score_checks_cell(
                 cell, drives, seed_of=seed_of,
                 reason_if_missing=zero_reason or missing_reason(execution, index),
+                hidden_reason_if_missing=zero_reason or missing_reason(execution, index,
+                                                                      hidden=True),
                 forbidden=forbidden, zero_reason=zero_reason))
     return scores
