@@ -12,8 +12,8 @@ rest of the notebook, so the whole suite stays fast enough for CI:
 3. run the checks cell (hidden tests included) with ``grade`` driven as the grader drives a
    kernel: the reference run records the tape of inputs, the program replays it on the
    answer (:mod:`coursekit.grading.tape`), and the grader's own code scores the observations
-   (:func:`autograder.score.score_checks_cell`). Delegation is judged by the static scan here,
-   standing in for the kernel's runtime monitor (a kernel-free harness has none).
+   (:func:`autograder.score.score_checks_cell`). Delegation is judged by what runs, with the
+   monitor's own rule (:mod:`coursekit.grading.watch`), as in a grading kernel.
 
 A mutant is *killed* when it loses points. ``python -m autograder.mutants`` prints the kill
 rate per lab.
@@ -29,7 +29,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.grading.integrity import delegation_message
+from coursekit.grading.watch import reason as delegation_reason
+from coursekit.grading.watch import watching
 from coursekit.grading.program import get_check, run_program
 from coursekit.grading.seeds import hidden_seed, public_seed
 from coursekit.grading import tape as tapes
@@ -41,7 +42,7 @@ from .cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
 from .drive import DONE, Drive
 from .manifest import Course, Lab, load_course
 from .release import release_notebook
-from .score import CellScore, delegation, score_checks_cell
+from .score import CellScore, score_checks_cell
 
 MUTANT_SECRET = "mutant-suite"  # hidden seeds of the suite: fixed, so a run is reproducible
 MIN_MUTANTS = 3
@@ -119,8 +120,9 @@ class Harness:
         namespace: dict = {"__name__": "__main__"}
         earlier = [a for a in self.answers if a.index < checks.index]
         drives: list[Drive] = []
+        delegated: dict = {}
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()), self._driving(drives):
+                contextlib.redirect_stderr(io.StringIO()), self._driving(drives, delegated):
             warnings.simplefilter("ignore")
             for cell in self.setup:
                 exec(compile(_python(cell.source), f"<setup {cell.grade_id}>", "exec"), namespace)
@@ -131,20 +133,14 @@ class Harness:
                          namespace)
                 except Exception:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
                     pass
-        covered = {f"answer {cell.grade_id}": (code if cell.grade_id == answer_id
-                                               else cell.source) for cell in earlier
-                   if cell in self.source.covered_answers(checks)}
-        forbidden = {(check, hidden): delegation_message(findings)
-                     for check, findings in delegation(checks.calls, covered).items()
-                     for hidden in (False, True)}
-        return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=forbidden,
+        return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=delegated,
                                  reason_if_missing="the checks cell raised before this call")
 
     def seed(self, check: str, hidden: bool) -> int:
         return hidden_seed(check, self.secret, "mutant") if hidden else public_seed(check)
 
     @contextlib.contextmanager
-    def _driving(self, drives: list[Drive]):
+    def _driving(self, drives: list[Drive], delegated: dict):
         """Make ``grade(...)`` drive the answer as the grader drives a kernel, into ``drives``.
 
         The checks cell (and any setup cell) gets ``grade`` from ``coursekit.grading``; for
@@ -158,7 +154,11 @@ class Harness:
             expected, tape = reference_run(check_name, seed)
             # Through JSON, as the tape travels to a grading kernel.
             sent = tapes.load(json.loads(json.dumps(tapes.dump(tape))))
-            observations = run_program(get_check(check_name), impl, rng=TapeRng(sent))
+            check = get_check(check_name)
+            with watching(check.forbid, impl) as seen:  # the monitor's rule, in-process
+                observations = run_program(check, impl, rng=TapeRng(sent))
+            if seen:
+                delegated[(check_name, hidden)] = delegation_reason(seen)
             drives.append(Drive(GradeCall(check_name, hidden, 0), seed, expected=expected,
                                 observed=[(o.label, observed(o.value, o.error))
                                           for o in observations], status=DONE))

@@ -42,12 +42,19 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
     seen |= monitor.answer_patterns(impl, compiled)
 
     def student_above(frame) -> bool:
-        while frame is not None and frame.f_code is not stop:
-            if not frame.f_code.co_filename.startswith(library):
-                return True
-            if frame.f_code.co_name == "<module>" or frame.f_code.co_filename.startswith(
-                    scaffolding):  # importing a library module, or the check's own code
-                return False
+        """The nearest code above ``frame`` that is not the library's is the student's (not
+        the check's own code, not a library module being imported), and the call happens
+        inside the check's run (a call made by whoever runs the check does not count)."""
+        student = False
+        while frame is not None:
+            code = frame.f_code
+            if code is stop:
+                return student
+            if not student:
+                if not code.co_filename.startswith(library):
+                    student = True
+                elif code.co_name == "<module>" or code.co_filename.startswith(scaffolding):
+                    return False
             frame = frame.f_back
         return False
 
