@@ -87,7 +87,7 @@ def prepare_lab(course: Course, lab: Lab) -> LabContext:
     checks = [call.check for cell in source.with_role(CHECKS) for call in cell.calls]
     return LabContext(lab, source, release, release_code_sources(release),
                       release_cell_ids(release), source.identifying_ids,
-                      monitoring.targets(checks))
+                      monitoring.targets(checks, course.check_path))
 
 
 @dataclass

@@ -101,14 +101,18 @@ def for_patterns(patterns) -> list[dict]:
     return [spec for spec in (target(p) for p in sorted(set(patterns))) if spec is not None]
 
 
-def targets(lab_checks: list[str]) -> list[dict]:
-    """Every target the lab's checks forbid, plus the grading code itself."""
+def targets(lab_checks: list[str], check_paths=()) -> list[dict]:
+    """Every target the lab's checks forbid, plus the grading code itself (with the
+    references of a course whose checks live in ``check_paths``)."""
     patterns = sorted({p for name in lab_checks for p in get_check(name).forbid})
     found = []
     grading = _grading_target()
     found.append({"pattern": GRADING_TARGET, "files": grading["files"]})
     for extra in grading["also"]:
         found.append({"pattern": GRADING_TARGET, **extra})
+    for folder in check_paths:
+        found.append({"pattern": GRADING_TARGET, "files": [str(Path(folder).resolve()) + "/"],
+                      "qual": "_reference", "always": True})
     for pattern in patterns:
         spec = target(pattern)
         if spec is not None:
