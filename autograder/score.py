@@ -195,6 +195,30 @@ def _judge_call(call: GradeCall, drive: Drive | None, seed_of: Callable[[str, bo
                           stopped=drive.note if drive.status != DONE else "")
 
 
+def depends_message(dependency: str) -> str:
+    return (f"depends on {dependency}, an earlier exercise, which fails: fix that one first "
+            f"(this exercise's answer calls it)")
+
+
+def explain_dependencies(cells: list[CellScore]) -> None:
+    """A failing check whose earlier exercise fails says so, and nothing else: its cases fail
+    because the code it calls does (points are unchanged)."""
+    failing = {c.check for cell in cells for c in cell.checks if not c.passed and not c.hidden}
+    for cell in cells:
+        for score in cell.checks:
+            if score.passed:
+                continue
+            try:
+                after = get_check(score.check).after
+            except KeyError:
+                continue
+            broken = [name for name in after if name in failing]
+            if broken:
+                score.message = (f"{score.cases_passed}/{score.cases} "
+                                 f"{'hidden ' if score.hidden else ''}cases passed\n"
+                                 + depends_message(broken[0]))
+
+
 def score_notebook(source: LabNotebook, assembled: Assembled | None,
                    execution: Execution | None, *, seed_of: Callable[[str, bool], int],
                    forbidden: dict[tuple[str, bool], str] | None = None,
@@ -219,4 +243,6 @@ def score_notebook(source: LabNotebook, assembled: Assembled | None,
                 hidden_reason_if_missing=zero_reason or missing_reason(execution, index,
                                                                       hidden=True),
                 forbidden=forbidden, zero_reason=zero_reason))
+    if not zero_reason:
+        explain_dependencies(scores)
     return scores

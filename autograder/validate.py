@@ -25,7 +25,7 @@ from .cells import ANSWER, CHECKS, PLAIN, WRITTEN
 from .drive import checks_driver
 from .execute import ERROR as ERROR_STATUS, run_notebook
 from .manifest import Course, Lab, ManifestError, find_root, load_course
-from .score import CellScore, delegation, missing_reason, score_checks_cell
+from .score import CellScore, delegation, explain_dependencies, missing_reason, score_checks_cell
 
 PASS, FAIL = "✓", "✗"
 
@@ -214,4 +214,5 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
             cell, execution.drives.get(cell.index), seed_of=lambda name, hidden: public_seed(name),
             reason_if_missing=missing_reason(execution, cell.index),
             forbidden=forbidden, include_hidden=False, max_failures=10**6 if all_cases else 5))
+    explain_dependencies(result.cells)
     return result

@@ -23,6 +23,7 @@ from .watch import reason as delegation_reason
 from .watch import watching
 
 MODE_ENV = "COURSEKIT_MODE"
+_FAILING: set[str] = set()  # checks that failed in this notebook session (student mode)
 
 
 class CheckFailed(AssertionError):
@@ -62,6 +63,14 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
                    hidden=hidden)
     if delegated:
         result = result.failed(delegation_reason(delegated))
+    if result.passed:
+        _FAILING.discard(check_name)
+    else:
+        _FAILING.add(check_name)
+        broken = [name for name in check.after if name in _FAILING]
+        if broken:  # the code this answer calls fails: say that, and nothing else
+            result = result.failed(f"depends on {broken[0]}, an earlier exercise, which fails: "
+                                   f"fix that one first (this exercise's answer calls it)")
     report = format_check(result)
     if hidden:
         report += f"\n    (seed {seed}; rerun with COURSEKIT_SEED={seed} to reproduce)"

@@ -56,6 +56,7 @@ class Check:
     reference: Callable[[], Any]
     forbid: tuple[str, ...] = ()
     description: str = ""
+    after: tuple[str, ...] = ()
     _reference_impl: Any = field(default=None, repr=False)
 
     def reference_impl(self) -> Any:
@@ -68,17 +69,20 @@ _REGISTRY: dict[str, Check] = {}
 
 
 def check(name: str, *, reference: Callable[[], Any], forbid: tuple[str, ...] = (),
-          description: str = "") -> Callable[[Program], Program]:
+          description: str = "", after: tuple[str, ...] = ()) -> Callable[[Program], Program]:
     """Register ``program`` as the check ``name`` (``"<lab>.<exercise>"``).
 
     Args:
         reference: called once, lazily, to build the reference implementation.
         forbid: module prefixes the student's code must not use for this exercise, e.g.
             ``("torch.autograd", "coursekit.autograd")`` where the exercise rebuilds autograd.
+        after: checks of earlier exercises whose answers this one's answer calls: when one of
+            them fails, this check's failure is reported as following from it.
     """
     def register(program: Program) -> Program:
         _REGISTRY[name] = Check(name, program, reference, tuple(forbid),
-                                description or (program.__doc__ or "").strip().split("\n")[0])
+                                description or (program.__doc__ or "").strip().split("\n")[0],
+                                tuple(after))
         return program
     return register
 

@@ -120,3 +120,26 @@ def test_a_failed_check_shows_one_line_instead_of_a_traceback():
     assert isinstance(result.error_in_exec, CheckFailed)  # the cell still fails (nbgrader)
     lines = CheckFailed("lab.f: 1 of 2 cases differ")._render_traceback_()
     assert len(lines) == 1 and "CheckFailed" in lines[0] and "grade.py" not in lines[0]
+
+
+def test_a_later_check_says_it_depends_on_the_failing_earlier_exercise():
+    """A bad two_layer_grads makes the training loop that calls it fail too: that check says
+    so, and nothing else, instead of a hint about recording the loss."""
+    from pathlib import Path
+
+    from autograder import manifest
+    from autograder.mutants import Harness
+    from autograder.score import CellScore, explain_dependencies
+
+    course = manifest.load_course(Path(__file__).resolve().parents[2])
+    h = Harness(course, course.lab("lab01_graphs"))
+    wrong_grads = h.solution("two_layer_grads").replace("2.0 * (y_pred - y)", "(y_pred - y)")
+    assert wrong_grads != h.solution("two_layer_grads")
+    first = h.score("two_layer_grads", wrong_grads)
+    h.source.by_id()["two_layer_grads"].cell.source = wrong_grads  # the earlier answer is wrong
+    second = h.score("train_two_layer", h.solution("train_two_layer"))
+    assert not second.checks[0].passed
+    cells: list[CellScore] = [first, second]
+    explain_dependencies(cells)
+    message = second.checks[0].message
+    assert "depends on lab01.two_layer_grads" in message and "hint" not in message

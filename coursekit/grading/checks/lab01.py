@@ -223,6 +223,7 @@ def _train_trial(impl, label: str, x, y, w1, w2, lr: float, steps: int, rtol: fl
 
 
 @check("lab01.train_two_layer", reference=_reference_train_two_layer,
+       after=("lab01.two_layer_grads",),
        forbid=("torch", ".backward"))
 def train_two_layer_program(impl, rng):
     """Gradient descent on the two-layer net: the loss trajectory and final weights."""

@@ -346,7 +346,8 @@ ENGINE_HINTS = {
 }
 
 
-@check("lab02.engine", reference=_reference_engine, forbid=ENGINE_FORBID)
+@check("lab02.engine", reference=_reference_engine, forbid=ENGINE_FORBID,
+       after=("lab02.node_ops",))
 def engine_program(impl, rng):
     """Random programs through the student's engine and coursekit's: values, order, gradients."""
     Node = impl["Node"]
@@ -450,7 +451,8 @@ NO_GRAD_HINTS = {
 }
 
 
-@check("lab02.no_grad", reference=_reference_engine, forbid=ENGINE_FORBID)
+@check("lab02.no_grad", reference=_reference_engine, forbid=ENGINE_FORBID,
+       after=("lab02.engine",))
 def no_grad_program(impl, rng):
     """no_grad switches recording off, restores it (nested, on errors), cuts backward paths."""
     Node, no_grad = impl["Node"], impl["no_grad"]

@@ -366,7 +366,7 @@ def _sequential(impl, sizes: tuple[int, ...], nested: bool, dtype=None):
     return Sequential(*first, Linear(sizes[1], sizes[2], **kw))
 
 
-@check("lab04.layers", reference=_reference_layers,
+@check("lab04.layers", reference=_reference_layers, after=("lab04.module",),
        forbid=("torch.nn.Linear", "torch.nn.Sequential", "torch.nn.functional", "torch.nn.Module",
                "torch.nn.modules", "torch.nn.ReLU", "coursekit.nn"))
 def layers_program(impl, rng):

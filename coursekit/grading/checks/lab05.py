@@ -264,7 +264,8 @@ def _identity(samples):
     return list(samples)
 
 
-@check("lab05.dataloader", reference=_reference_loader, forbid=_REBUILT)
+@check("lab05.dataloader", reference=_reference_loader, forbid=_REBUILT,
+       after=("lab05.batch_sampler", "lab05.collate"))
 def dataloader_program(impl: Any, rng):
     """MyDataLoader: order, batching, drop_last and collation against coursekit's DataLoader."""
     configs = [  # (n, batch_size, shuffle, drop_last, collate)
