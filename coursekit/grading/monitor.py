@@ -157,16 +157,34 @@ def install(fifo_path: str, targets: list[dict]) -> None:
             _write("call", what)
 
     me: list = []
+    # Files whose code the profile function must look at: targets, and the few functions it
+    # knows by identity (run_program, Thread.start).
+    watched = tuple(py_prefixes) + (os.path.abspath(program.__file__),
+                                    os.path.abspath(threading.__file__))
 
     def profile(frame, event, arg, _py_prefixes=py_prefixes, _py_targets=py_targets,
                 _c_names=c_names, _c_owned=c_owned, _c_modules=c_modules, _start=start_code,
                 _drive=drive_code, _threading=threading, _write=write, _above=student_above,
                 _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
                 _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
-                _starts=_STARTS):
+                _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched):
         try:
             if event == "call":
+                # Most calls are into modules that hold no target: known by their globals
+                # (reading a frame's code is an audited, costly event). A function's globals
+                # cannot be swapped for its code's: building one is refused (function.__new__).
+                globals_ = frame.f_globals
+                known = _modules.get(_id(globals_))
+                if known is not None and known[0] is globals_ and not known[1]:
+                    return
                 code = frame.f_code
+                if (known is None or known[0] is not globals_) and _starts(code.co_filename,
+                                                                           _lib):
+                    # Only library code names its module's kind: student code run with a
+                    # library module's globals must not mark that module as unwatched.
+                    if _len(_modules) > 50_000:
+                        _modules.clear()
+                    _modules[_id(globals_)] = (globals_, _starts(code.co_filename, _watched))
                 if code is _run:
                     _answer(frame.f_locals.get("impl"))
                     return
@@ -189,6 +207,11 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                             if where:
                                 _report(pattern + " from " + where)
             elif event == "c_call":
+                # A C function counts when student code calls it itself; one that a library
+                # calls is reached through the library's Python code, which is watched above.
+                # (Checking only the caller keeps the cost of torch-heavy code down.)
+                if _starts(frame.f_code.co_filename, _lib):
+                    return
                 name = arg.__name__
                 module = None
                 where = None
@@ -206,7 +229,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                             where = _above(frame) if where is None else where
                             if where:
                                 _report(pattern + " from " + where)
-                if name == "start_new_thread" and not _starts(frame.f_code.co_filename, _lib):
+                if name == "start_new_thread":
                     _write("tamper", "started a thread outside threading")
         except _base as error:  # a profile function that raises is switched off: never do
             if _type(error) is _interrupt:
@@ -223,7 +246,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
              _own_file=own_file, _text=sealed["_text"], _is_file_text=sealed["_is_file_text"],
              _len=len, _calling=sealed["_calling"], _starts=_STARTS, _equals=str.__eq__,
              _spawning=_SPAWNING, _origin=sealed["_origin"], _type=type, _str=str, _bytes=bytes,
-             _none=type(None),
+             _none=type(None), _code_type=type(_library_prefixes.__code__),
              _limit=_INFO_LIMIT, _grading=GRADING_TARGET):
         if event == "sys._getframe" or event == "builtins.id":
             return
@@ -274,6 +297,15 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                 _str, _bytes, _none):
             _write("tamper", f"made code whose file name is a {_text(_type(args[1]))}")
             raise RuntimeError("coursekit: a code object's file name must be a plain string")
+        elif event == "exec" and from_student and _len(args) and _type(args[0]) is _code_type \
+                and _starts(args[0].co_filename, _library):
+            _write("tamper", "ran library code with globals of its own")
+            raise RuntimeError("coursekit: library code cannot be exec'd while grading")
+        elif event == "function.__new__":
+            code = args[0] if _len(args) else None
+            if from_student and code is not None and _starts(code.co_filename, _library):
+                _write("tamper", "made a function from library code")
+                raise RuntimeError("coursekit: functions cannot be rebuilt from library code")
         elif event == "code.__new__":
             filename = _text(args[1]) if _len(args) > 1 else ""
             if from_student and _starts(filename, _library):
