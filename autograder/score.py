@@ -206,8 +206,8 @@ def explain_dependencies(cells: list[CellScore]) -> None:
     failing = {c.check for cell in cells for c in cell.checks if not c.passed and not c.hidden}
     for cell in cells:
         for score in cell.checks:
-            if score.passed:
-                continue
+            if score.passed or "not implemented yet" in score.message:
+                continue  # its own exercise is not written yet: that says more
             try:
                 after = get_check(score.check).after
             except KeyError:
