@@ -52,7 +52,7 @@ from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
 from .manifest import Course, Lab
 from .release import release_notebook
-from .score import delegation, score_notebook
+from .score import score_notebook
 
 GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
 MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "

@@ -7,7 +7,6 @@ read the code to confirm.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 # Constructs that change how later cells or the checks run. Legitimate lab code never needs
