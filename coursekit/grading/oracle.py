@@ -12,6 +12,7 @@ of this module, and gains nothing by it but its own failed cases.
 """
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any
 
@@ -49,8 +50,16 @@ def drive(request: str) -> None:
                                f"({type(error).__name__})"}
         _publish({"ticket": ticket, "label": observation.label, "value": value})
 
-    run_program(get_check(message["check"]), slots[-from_end], rng=TapeRng(load(message["tape"])),
-                on_observation=publish)
+    # A library finalizer run by the garbage collector amid the student's code would look, to
+    # the monitor, like a call the student made: no collection while the check runs.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        run_program(get_check(message["check"]), slots[-from_end],
+                    rng=TapeRng(load(message["tape"])), on_observation=publish)
+    finally:
+        if collecting:
+            gc.enable()
     _publish({"ticket": ticket, "done": True})
 
 
