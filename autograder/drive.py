@@ -61,6 +61,7 @@ class Drive:
     started: float = 0.0
     ended: float = 0.0
     printed: dict[str, str] = field(default_factory=dict)  # stdout/stderr during the call
+    tape: list = field(default_factory=list, repr=False)   # the inputs, until they are sent
 
     @property
     def check(self) -> str:
@@ -81,9 +82,7 @@ def prepare(call: GradeCall, seed: int) -> Drive:
     """The reference's side of one call: expected values and the tape (see module docstring)."""
     expected, tape = (_public_reference(call.check, seed) if not call.hidden
                       else reference_run(call.check, seed))
-    drive = Drive(call, seed, expected=list(expected))
-    drive.tape = tape  # type: ignore[attr-defined] — sent once, then dropped
-    return drive
+    return Drive(call, seed, expected=list(expected), tape=list(tape))
 
 
 def request_code(drive: Drive, from_end: int, ticket: str) -> str:
@@ -105,7 +104,7 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
     drive.started = time.monotonic()
     msg_id = kc.execute(request_code(drive, from_end, ticket), silent=False,
                         store_history=False, allow_stdin=False, stop_on_error=False)
-    del drive.tape
+    drive.tape = []  # the kernel has it now; a graded notebook's drives keep no inputs
     size = 0
     deadline = drive.started + timeout
     while True:
