@@ -32,8 +32,11 @@ mutants: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(BIN)/python -m autograder.mechanical $(LABS)
 
+# Students work on copies: released labs not fetched yet are copied into work/ (git ignores
+# it; a new release never writes over an edited file), and JupyterLab opens there.
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/coursekit fetch --all
+	$(BIN)/jupyter lab work/
 
 release-check: $(STAMP)
 	$(BIN)/coursekit release --check

@@ -33,7 +33,7 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 HIDDEN_CALL = re.compile(r"grade\([^()\n]*hidden\s*=\s*True")
 # autograder modules `coursekit validate` imports (the rest are the instructor's).
 STUDENT_AUTOGRADER = ("__init__", "commands", "manifest", "validate", "cells", "sandbox",
-                      "execute", "score", "drive", "assemble", "safe_text")
+                      "execute", "score", "drive", "assemble", "safe_text", "fetch")
 
 
 class BundleError(RuntimeError):
@@ -304,11 +304,14 @@ def _write_project_files(course: Course, out: Path, labs: list[Lab], revealed: l
         '"*.npz"]\n', encoding="utf-8")
     (out / "Makefile").write_text(
         "# make setup: a virtual environment with coursekit and everything the labs use\n"
-        "# make lab:   open the labs in JupyterLab\n"
+        "# make lab:   copy released labs into work/ (never over your edits), open JupyterLab there\n"
         "PYTHON ?= python3\n\n.PHONY: setup lab\n\n"
         "setup:\n\t$(PYTHON) -m venv .venv\n\t.venv/bin/python -m pip install --upgrade pip\n"
         "\t.venv/bin/python -m pip install -e .\n\t.venv/bin/coursekit doctor || true\n\n"
-        "lab:\n\t.venv/bin/jupyter lab notebooks/\n", encoding="utf-8")
+        "lab:\n\t.venv/bin/coursekit fetch --all\n\t.venv/bin/jupyter lab work/\n", encoding="utf-8")
+    # work/ is the students' own (coursekit fetch): a class repository must never track it.
+    (out / ".gitignore").write_text("/work/\n.venv/\n__pycache__/\n*.egg-info/\n"
+                                    ".ipynb_checkpoints/\n", encoding="utf-8")
     rows = "\n".join(f"| `{lab.id}` | {lab.title} | {lab.points:g} | "
                      f"{'yes' if lab in revealed else (lab.reveal_after.isoformat() if lab.reveal_after else 'later')} |"
                      for lab in labs)
@@ -318,18 +321,26 @@ Set up once (Linux or macOS, Python ≥ 3.10), then open the labs:
 
 ```bash
 make setup    # .venv with coursekit, PyTorch, JupyterLab ...; ends with `coursekit doctor`
-make lab      # JupyterLab on notebooks/
+make lab      # copies new labs into work/, then JupyterLab on work/
 ```
 
 While you work (after `source .venv/bin/activate`):
 
 ```bash
 coursekit doctor                                   # is this machine ready for the course?
-coursekit validate notebooks/lab01_graphs/lab01_graphs.ipynb   # the visible checks, as graded
+coursekit fetch lab01_graphs                       # copy a lab into work/ (make lab does it)
+coursekit validate work/lab01_graphs/lab01_graphs.ipynb   # the visible checks, as graded
 ```
 
 `validate` runs your notebook like the grader and lists every visible check with its points;
 hidden checks run the same programs on other inputs when you are graded.
+
+**Where you work.** `notebooks/` holds the labs as released; work in your copy under `work/`
+(git ignores it), never in `notebooks/`. When a lab is released again, `git pull` (or the new
+build) updates `notebooks/`, and `make lab` (or `coursekit fetch --all`) brings the new
+version into `work/` without touching what you changed: a file you edited stays as it is,
+and the new release goes beside it, in `work/<lab>.release-<day>/`, with a message that says
+what to do.
 
 | lab | what it is about | points | reference code readable |
 | --- | --- | --- | --- |

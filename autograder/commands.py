@@ -321,3 +321,31 @@ def bundle(args) -> int:
         return _fail(f"--as-of {args.as_of!r}: {error}")
     print(built.summary())
     return 0
+
+
+# --------------------------------------------------------------------------- fetch
+
+def fetch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("labs", nargs="*", metavar="LAB",
+                        help="lab ids, or their short form (lab02)")
+    parser.add_argument("--all", action="store_true", dest="every",
+                        help="every released lab (what `make lab` runs)")
+    _root_argument(parser)
+
+
+def fetch(args) -> int:
+    from .fetch import WORK, FetchError, fetch as run_fetch
+    if not args.labs and not args.every:
+        return _fail("name a lab (coursekit fetch lab01_graphs) or give --all")
+    try:
+        results, unreleased = run_fetch(_course(args), args.labs, every=args.every)
+    except (manifest.ManifestError, FetchError) as error:
+        return _fail(str(error))
+    for result in results:
+        print(result.report())
+    if unreleased:
+        print(f"not released yet: {', '.join(unreleased)}")
+    if results:
+        print(f"work in {WORK}/ (git ignores it); `git pull` and `coursekit fetch` again "
+              f"bring new releases without touching your edits")
+    return 0

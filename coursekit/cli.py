@@ -15,6 +15,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "doctor": ("coursekit.hardware.doctor", "doctor", "is this machine ready for the course, and how fast is it"),
     "validate": ("autograder.commands", "validate", "self-check a notebook: run its visible checks, list pass/fail"),
+    "fetch": ("autograder.commands", "fetch", "copy a released lab into work/ (git ignores it) to work on it; never overwrites your edits"),
     "release": ("autograder.commands", "release", "generate notebooks/ (student versions) from solutions/"),
     "autograde": ("autograder.commands", "autograde", "grade a class of submissions in the sandbox"),
     "feedback": ("autograder.commands", "feedback", "write per-student feedback HTML"),

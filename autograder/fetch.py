@@ -1,0 +1,195 @@
+"""Fetch: the student's own copy of a released lab, in a folder git ignores.
+
+``notebooks/<lab>/`` is the release. The instructor regenerates it, and ``git pull`` (or a new
+student bundle) brings each new version. A student who worked in it directly would have their
+answers and outputs in a tracked file, and the next pull would conflict. So students work in
+``work/<lab>/`` (``work/`` is in ``.gitignore``), a copy that ``coursekit fetch`` makes:
+
+* a lab not fetched yet is copied whole;
+* a file the student has not changed since it was fetched follows the release: it is
+  replaced by the new version;
+* a file the student changed is never written. When the release changed it too, the whole
+  new release is copied *beside* the lab's folder, to ``work/<lab>.release-<day>/``, and
+  the report says what to do with it.
+
+``work/.fetched.json`` records, per lab, the SHA-256 of every file as the release gave it:
+that is how a file the student changed is told from one they did not.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from .manifest import Course, Lab, ManifestError
+
+WORK = "work"
+STATE = ".fetched.json"
+SKIPPED = {".ipynb_checkpoints", "__pycache__"}
+
+
+class FetchError(RuntimeError):
+    """A lab cannot be fetched; the message says why and what to do."""
+
+
+@dataclass
+class Fetched:
+    """What fetching one lab did (paths relative to the course root)."""
+
+    lab: str
+    folder: Path
+    copied: list[str] = field(default_factory=list)    # new in the working folder
+    updated: list[str] = field(default_factory=list)   # unchanged by the student, replaced
+    kept: list[str] = field(default_factory=list)      # changed by the student and by the release
+    beside: Path | None = None                         # where the new release went, if kept
+    beside_is_new: bool = False
+
+    def report(self) -> str:
+        if not (self.copied or self.updated or self.kept):
+            return f"✓ {self.lab}: {self.folder}/ is up to date with the release"
+        lines = []
+        if self.copied:
+            lines.append(f"✓ {self.lab}: copied to {self.folder}/: {', '.join(self.copied)}")
+        if self.updated:
+            lines.append(f"✓ {self.lab}: updated in {self.folder}/ to the new release (you had "
+                         f"not changed them): {', '.join(self.updated)}")
+        if self.kept:
+            what = "is now" if self.beside_is_new else "is still"
+            lines += [
+                f"! {self.lab}: a new release changed {', '.join(self.kept)}, which you have "
+                f"edited in {self.folder}/. Your work is kept as it is.",
+                f"  The new release {what} beside it, in {self.beside}/.",
+                "  What to do: open both; copy your answers into the new notebook (or the new "
+                "text into yours). Keep working in ONE of the two folders and hand in only that "
+                "one; delete the other when you are done. Grading takes the checks cells from "
+                "the instructor's copy, so both notebooks are graded on the same checks."]
+        return "\n".join(lines)
+
+
+def work_folder(course: Course, lab: Lab) -> Path:
+    """``work/<lab>/`` under the course root: where the student works on ``lab``."""
+    return course.root / WORK / lab.id
+
+
+def find_lab(course: Course, name: str) -> Lab:
+    """The lab called ``name``, or the only one whose id starts with ``name_`` (``lab02``)."""
+    matches = [lab for lab in course.labs if lab.id == name] or [
+        lab for lab in course.labs if lab.id.startswith(f"{name}_")]
+    if len(matches) == 1:
+        return matches[0]
+    return course.lab(name)  # raises ManifestError listing the labs
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _files(folder: Path) -> dict[str, Path]:
+    """Every file under ``folder`` by its POSIX path relative to it (checkpoints left out)."""
+    return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
+            if p.is_file() and not SKIPPED & set(p.relative_to(folder).parts)}
+
+
+def _load_state(work: Path) -> dict:
+    try:
+        state = json.loads((work / STATE).read_text(encoding="utf-8"))
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}  # none yet, or unreadable: every differing file then counts as the student's
+
+
+def _save_state(work: Path, state: dict) -> None:
+    tmp = work / f"{STATE}.tmp"
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(work / STATE)
+
+
+def _copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+
+
+def _beside(work: Path, lab: Lab, release: dict[str, Path], today: date) -> tuple[Path, bool]:
+    """The folder beside ``work/<lab>/`` holding this release: an earlier one with the same
+    files if there is one, else a new ``<lab>.release-<day>[-n]``."""
+    digests = {name: _digest(path) for name, path in release.items()}
+    for folder in sorted(work.glob(f"{lab.id}.release-*")):
+        if folder.is_dir() and {n: _digest(p) for n, p in _files(folder).items()
+                                if n in digests} == digests:
+            return folder, False
+    stem = f"{lab.id}.release-{today.isoformat()}"
+    folder, n = work / stem, 1
+    while folder.exists():
+        n += 1
+        folder = work / f"{stem}-{n}"
+    for name, path in release.items():
+        _copy(path, folder / name)
+    return folder, True
+
+
+def fetch_lab(course: Course, lab: Lab, *, today: date | None = None) -> Fetched:
+    """Copy ``lab``'s release into ``work/<lab>/`` without ever writing over the student's
+    edits (see the module docstring)."""
+    source = course.release_dir / lab.id
+    if not course.release_notebook(lab).is_file():
+        raise FetchError(f"{lab.id} is not released yet ({source.relative_to(course.root)}/ "
+                         f"has no {lab.notebook}): `git pull` to get it, or ask your instructor")
+    work = course.root / WORK
+    folder = work_folder(course, lab)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = _load_state(work)
+    fetched_before: dict[str, str] = state.get(lab.id, {})
+    release = _files(source)
+    done = Fetched(lab.id, folder.relative_to(course.root))
+    recorded: dict[str, str] = {}
+    for name, path in release.items():
+        new = _digest(path)
+        target = folder / name
+        if not target.exists():
+            _copy(path, target)
+            done.copied.append(name)
+            recorded[name] = new
+            continue
+        current = _digest(target)
+        if new in (current, fetched_before.get(name)):  # the same, or edited by the student
+            recorded[name] = new                          # while the release stayed as it was
+        elif current == fetched_before.get(name):  # as fetched: the student has not touched it
+            _copy(path, target)
+            done.updated.append(name)
+            recorded[name] = new
+        else:  # the student's own version, and the release moved on: never write over it
+            done.kept.append(name)
+            if name in fetched_before:
+                recorded[name] = fetched_before[name]
+    if done.kept:
+        beside, done.beside_is_new = _beside(work, lab, release, today or date.today())
+        done.beside = beside.relative_to(course.root)
+    state[lab.id] = recorded
+    _save_state(work, state)
+    return done
+
+
+def fetch(course: Course, names: list[str], *, every: bool = False,
+          today: date | None = None) -> tuple[list[Fetched], list[str]]:
+    """Fetch the labs ``names`` (or, with ``every``, every released lab of the manifest).
+
+    Returns what each fetch did, and the labs of the manifest skipped because they are not
+    released yet (only with ``every``; a named lab without a release raises FetchError).
+    """
+    if every:
+        labs = list(course.labs)
+    else:
+        try:
+            labs = [find_lab(course, name) for name in names]
+        except ManifestError as error:
+            raise FetchError(str(error)) from None
+    results, unreleased = [], []
+    for lab in labs:
+        if every and not course.release_notebook(lab).is_file():
+            unreleased.append(lab.id)
+            continue
+        results.append(fetch_lab(course, lab, today=today))
+    return results, unreleased
