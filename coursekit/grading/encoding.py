@@ -137,11 +137,17 @@ def _framework_array(value: Any) -> dict | None:
             return {"meta_tensor": list(value.shape), "dtype": str(value.dtype),
                     "device": str(value.device)}
         return _encode_array(value.detach().to("cpu").resolve_conj().numpy())
-    for module_name, type_name in (("tensorflow", "Tensor"), ("jax", "Array")):
+    # tf.Variable and Keras 3's Variable (model.weights) are not tf.Tensor subclasses.
+    for module_name, type_name in (("tensorflow", "Tensor"), ("tensorflow", "Variable"),
+                                   ("keras", "Variable"), ("jax", "Array")):
         module = sys.modules.get(module_name)
         cls = getattr(module, type_name, None) if module is not None else None
         if cls is not None and isinstance(value, cls):
-            return _encode_array(np.asarray(value))
+            try:
+                return _encode_array(np.asarray(value))
+            except Exception:  # noqa: BLE001 — a symbolic tensor of a graph holds no value
+                return _opaque(value, f"a symbolic {module_name} {type_name} (a node of a "
+                                      f"graph, not a value: run it, or return .numpy())")
     return None
 
 

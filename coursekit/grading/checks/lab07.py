@@ -1,0 +1,486 @@
+"""Checks for lab07_tensorflow: a TF1 static graph, GradientTape, tf.function tracing, a Keras
+custom training loop, and TensorBoard event files.
+
+References: the two-layer net's training in NumPy (float64, hand-derived gradients) for the
+TF1 graph and the tape; PyTorch's double backward for higher derivatives; a real
+``tf.function`` that counts its traces for the tracing predictions; Keras' own ``fit`` for
+the custom loop; ``tf.summary`` and the event files' protocol buffers for TensorBoard.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any, Callable
+
+import numpy as np
+
+from ..program import Case, EarlierStepFailed, check
+
+
+def _tf():
+    """TensorFlow, with its start-up notices (oneDNN, CPU features) configured off before the
+    first import, as the lab's setup cell does; warnings stay on."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    import tensorflow as tf
+    return tf
+
+
+def _keras():
+    _tf()
+    import keras
+    return keras
+
+
+# ---------------------------------------------------------------- the two-layer net (lecture)
+
+def _numpy_train(x, y, w1, w2, lr, steps):
+    """The lecture's net: loss = mean over rows of sum((relu(x @ w1) @ w2 - y)**2), gradient
+    descent with hand-derived gradients in float64."""
+    x, y, w1, w2 = (np.asarray(a, dtype=np.float64) for a in (x, y, w1, w2))
+    losses = []
+    for _ in range(steps):
+        h = x @ w1
+        h_relu = np.maximum(h, 0.0)
+        diff = h_relu @ w2 - y
+        losses.append(np.mean(np.sum(diff ** 2, axis=1)))
+        grad_y_pred = 2.0 * diff / x.shape[0]
+        grad_w2 = h_relu.T @ grad_y_pred
+        grad_w1 = x.T @ ((grad_y_pred @ w2.T) * (h > 0))
+        w1, w2 = w1 - lr * grad_w1, w2 - lr * grad_w2
+    return np.array(losses), w1, w2
+
+
+def _reference_train():
+    return _numpy_train
+
+
+def _net_problem(rng, n: int, d_in: int, h: int, d_out: int):
+    """float32 data and weights whose ReLU is neither all on nor all off."""
+    x = rng.standard_normal((n, d_in)).astype(np.float32)
+    y = rng.standard_normal((n, d_out)).astype(np.float32)
+    w2 = (rng.standard_normal((h, d_out)) / np.sqrt(h)).astype(np.float32)
+    while True:
+        w1 = (rng.standard_normal((d_in, h)) / np.sqrt(d_in)).astype(np.float32)
+        if 0.2 <= (x @ w1 > 0).mean() <= 0.8:
+            return x, y, w1, w2
+
+
+def _result_part(box: dict, index: int) -> Any:
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    try:
+        return np.asarray(box["result"][index], dtype=np.float64)
+    except Exception as error:  # noqa: BLE001 — a wrong return type is the student's outcome
+        raise TypeError(f"expected (losses, w1, w2) of numbers, got "
+                        f"{type(box['result']).__name__}") from error
+
+
+_TRAIN_HINTS = {
+    "losses": "loss = tf.reduce_mean(tf.reduce_sum((y_pred - y) ** 2, axis=1)), the loss of "
+              "each step before its update, one value per step",
+    "w1": "each step: w1 <- w1 - lr * dloss/dw1, the gradient taken at the step's weights",
+    "w2": "each step: w2 <- w2 - lr * dloss/dw2, the gradient taken at the step's weights",
+}
+
+
+def _train_program(impl, rng, *, eager_case: bool):
+    for trial in range(1, 3):
+        n, d_in, h, d_out = (int(rng.integers(3, 9)), int(rng.integers(2, 7)),
+                             int(rng.integers(2, 8)), int(rng.integers(1, 4)))
+        x, y, w1, w2 = _net_problem(rng, n, d_in, h, d_out)
+        steps, lr = int(rng.integers(3, 7)), float(rng.uniform(0.02, 0.1))
+        label = f"trial {trial} (N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps, lr={lr:.3g})"
+        box: dict = {}
+
+        def call(box=box, args=(x, y, w1, w2, lr, steps)):
+            box.pop("result", None)
+            box["result"] = impl(*args)
+            return _result_part(box, 0)
+
+        yield Case(f"{label}: losses", call, hint=_TRAIN_HINTS["losses"], rtol=1e-4, atol=1e-5)
+        yield Case(f"{label}: final w1", lambda box=box: _result_part(box, 1),
+                   hint=_TRAIN_HINTS["w1"], rtol=1e-4, atol=1e-5)
+        yield Case(f"{label}: final w2", lambda box=box: _result_part(box, 2),
+                   hint=_TRAIN_HINTS["w2"], rtol=1e-4, atol=1e-5)
+    if eager_case:
+        yield Case("eager execution is still on after the call",
+                   lambda: bool(_tf().executing_eagerly()),
+                   hint="build the graph inside `with tf.Graph().as_default():`; never call "
+                        "tf.compat.v1.disable_eager_execution(), which switches TF2's eager "
+                        "mode off for the whole notebook")
+
+
+@check("lab07.tf1_train", reference=_reference_train, forbid=("tensorflow.GradientTape",))
+def tf1_train_program(impl, rng):
+    """The lecture's two-layer net trained in a TF1 static graph, against NumPy."""
+    yield from _train_program(impl, rng, eager_case=True)
+
+
+@check("lab07.tape_train", reference=_reference_train,
+       forbid=("tensorflow.compat.v1.Session", "tensorflow.gradients"))
+def tape_train_program(impl, rng):
+    """The same net trained eagerly with tf.Variable and GradientTape, against NumPy."""
+    yield from _train_program(impl, rng, eager_case=False)
+
+
+# ---------------------------------------------------------------- lab07.tape_derivatives
+
+class _Elementwise:
+    """An elementwise function that runs on TensorFlow tensors and on torch tensors alike, so
+    that the same function is differentiated by the student's tape and by torch."""
+
+    def __init__(self, kind: str, a: float, b: float):
+        self.kind, self.a, self.b = kind, a, b
+
+    def __call__(self, t):
+        import sys
+        torch = sys.modules.get("torch")
+        ops = torch if torch is not None and isinstance(t, torch.Tensor) else _tf().math
+        if self.kind == "sin":
+            return self.a * ops.sin(self.b * t) + 0.1 * t ** 3
+        if self.kind == "tanh":
+            return self.a * ops.tanh(self.b * t) * t
+        return self.a * ops.exp(-self.b * t * t)
+
+    def __repr__(self) -> str:
+        return {"sin": f"{self.a:.2f}*sin({self.b:.2f}*x) + 0.1*x**3",
+                "tanh": f"{self.a:.2f}*tanh({self.b:.2f}*x)*x",
+                "gauss": f"{self.a:.2f}*exp(-{self.b:.2f}*x**2)"}[self.kind]
+
+
+def _reference_tape_derivatives():
+    def tape_derivatives(f, x):
+        import torch
+        xt = torch.tensor(np.asarray(x), dtype=torch.float64, requires_grad=True)
+        y = f(xt)
+        (dy,) = torch.autograd.grad(y.sum(), xt, create_graph=True)
+        (d2y,) = torch.autograd.grad(dy.sum(), xt, retain_graph=True)
+        (dz,) = torch.autograd.grad((y * y).sum(), xt)
+        return dy.detach().numpy(), d2y.numpy(), dz.numpy()
+    return tape_derivatives
+
+
+_DERIVATIVE_HINTS = (
+    "dy: the gradient of y = f(x) with respect to x (x is a constant: tape.watch(x) first)",
+    "d2y: differentiate dy again with an outer tape that was recording while the inner "
+    "tape's gradient was computed (call inner.gradient inside the outer `with` block)",
+    "dz: z = reduce_sum(y * y), recorded on the same persistent tape; a tape that is not "
+    "persistent can be asked for one gradient only",
+)
+
+
+@check("lab07.tape_derivatives", reference=_reference_tape_derivatives)
+def tape_derivatives_program(impl, rng):
+    """First and second derivatives and a second target from one persistent tape, against
+    torch's double backward."""
+    tf = _tf()
+    kinds = ["sin", "tanh", "gauss"]
+    for trial, index in enumerate(rng.permutation(3), start=1):
+        f = _Elementwise(kinds[int(index)], float(rng.uniform(0.5, 2.0)),
+                         float(rng.uniform(0.5, 1.5)))
+        x = rng.uniform(-2.0, 2.0, size=int(rng.integers(2, 7)))
+        variable = trial == 3  # planted: a tf.Variable is watched without being asked
+        given = (lambda x=x: tf.Variable(x)) if variable else (lambda x=x: tf.constant(x))
+        what = "a tf.Variable" if variable else "a float64 constant"
+        for part, name in enumerate(("dy", "d2y", "dz")):
+            yield Case(f"trial {trial}: f(x) = {f!r}, x {what} of shape {x.shape}: {name}",
+                       lambda f=f, given=given, part=part: impl(f, given())[part],
+                       hint=_DERIVATIVE_HINTS[part], rtol=1e-7, atol=1e-9)
+
+
+# ---------------------------------------------------------------- lab07.predict_traces
+
+def _counting_function():
+    """A tf.function with a Python-side counter: the counter moves only while it traces."""
+    tf = _tf()
+    traces = [0]
+
+    def double(x):
+        traces[0] += 1
+        return x * 2
+
+    return tf.function(double), traces
+
+
+def _reference_predict_traces():
+    def predict_traces(calls):
+        function, traces = _counting_function()
+        # Retracing is what this check provokes on purpose: TF's advice against it would be
+        # about the check's own function, so it is kept out of the student's output.
+        logger = _tf().get_logger()
+        level = logger.level
+        logger.setLevel("ERROR")
+        try:
+            counts = []
+            for argument in calls:
+                function(argument)
+                counts.append(traces[0])
+        finally:
+            logger.setLevel(level)
+        return counts
+    return predict_traces
+
+
+def _draw_call(rng, kind: str):
+    """One argument and how it reads in a label."""
+    tf = _tf()
+    length = int(rng.integers(1, 4))
+    values = rng.standard_normal(length)
+    if kind == "int":
+        value = int(rng.integers(1, 4))
+        return value, repr(value)
+    if kind == "float":
+        value = float(rng.choice([0.5, 1.5, 2.5]))
+        return value, repr(value)
+    if kind == "tf32":
+        return tf.constant(values, dtype=tf.float32), f"tf.float32{(length,)}"
+    if kind == "tf64":
+        return tf.constant(values, dtype=tf.float64), f"tf.float64{(length,)}"
+    if kind == "np32":
+        return values.astype(np.float32), f"np.float32{(length,)}"
+    return values, f"np.float64{(length,)}"
+
+
+@check("lab07.predict_traces", reference=_reference_predict_traces,
+       forbid=("tensorflow.function",))
+def predict_traces_program(impl, rng):
+    """Predicted trace counts of a plain tf.function, against a real one's."""
+    kinds = ["int", "float", "tf32", "tf64", "np32", "np64"]
+    # Planted in every seed: four ints from three values (a repeat), float32 tensors of
+    # changing lengths, and one vector as NumPy and as tf.constant in both float dtypes.
+    sequences: list[list] = [["int"] * 4, ["tf32"] * 4]
+    for _ in range(3):
+        sequences.append([kinds[int(k)] for k in rng.integers(0, len(kinds), size=6)])
+    same = rng.standard_normal(int(rng.integers(1, 4)))
+    tf = _tf()
+    planted = [(same.astype(np.float32), f"np.float32{same.shape}"),
+               (tf.constant(same, dtype=tf.float32), f"tf.float32{same.shape}"),
+               (same, f"np.float64{same.shape}"),
+               (tf.constant(same, dtype=tf.float64), f"tf.float64{same.shape}")]
+    sequences.insert(2, planted)
+    for trial, sequence in enumerate(sequences, start=1):
+        drawn = sequence if trial == 3 else [_draw_call(rng, kind) for kind in sequence]
+        calls = [argument for argument, _ in drawn]
+        shown = ", ".join(text for _, text in drawn)
+        yield Case(f"sequence {trial}: calls with {shown}",
+                   lambda calls=calls: [int(c) for c in impl(calls)],
+                   hint="a Python number is part of the trace's key by value (each new value "
+                        "traces again); a tensor or NumPy array by dtype and shape only (NumPy "
+                        "float32 and tf.float32 of one shape share a trace); an argument seen "
+                        "before reuses its trace")
+
+
+# ---------------------------------------------------------------- lab07.signature_function
+
+def _reference_signature_function():
+    def signature_function(fn):
+        tf = _tf()
+        return tf.function(fn, input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)])
+    return signature_function
+
+
+def _error_or_value(thunk) -> Any:
+    """The exception's class name if ``thunk`` raises TypeError or ValueError, else its value."""
+    try:
+        return np.asarray(thunk())
+    except (TypeError, ValueError) as error:
+        return f"raised {type(error).__name__}"
+
+
+@check("lab07.signature_function", reference=_reference_signature_function)
+def signature_function_program(impl, rng):
+    """One trace for float32 vectors of any length; other inputs refused."""
+    tf = _tf()
+    for trial in range(1, 3):
+        scale = float(rng.uniform(0.5, 2.0))
+        lengths = [int(n) for n in rng.permutation(np.arange(1, 9))[:5]]
+        inputs = [rng.standard_normal(n).astype(np.float32) for n in lengths]
+        box: dict = {}
+
+        def build(box=box, scale=scale):
+            traces = [0]
+
+            def weighted_sum(x):
+                traces[0] += 1
+                return tf.reduce_sum(x * scale) + tf.cast(tf.shape(x)[0], tf.float32)
+
+            box["function"], box["traces"] = impl(weighted_sum), traces
+            return True
+
+        def run(box=box, inputs=inputs):
+            if "function" not in box:
+                raise EarlierStepFailed("skipped: signature_function(fn) failed")
+            values = [float(box["function"](tf.constant(v) if i % 2 else v))
+                      for i, v in enumerate(inputs)]
+            return values, box["traces"][0]
+
+        yield Case(f"trial {trial}: signature_function(fn) returns", build,
+                   hint="return tf.function(fn, input_signature=[...])")
+        yield Case(f"trial {trial}: calls with float32 vectors of lengths {lengths}", run,
+                   names=("values", "number of traces"),
+                   hint="input_signature=[tf.TensorSpec(shape=[None], dtype=tf.float32)]: "
+                        "None leaves the length free, so one trace serves every length "
+                        "(reduce_retracing=True would still trace twice)")
+        bad = [("an int32 vector", lambda: tf.constant([1, 2, 3])),
+               ("a float32 matrix", lambda: tf.zeros((2, 2)))][trial - 1]
+        yield Case(f"trial {trial}: a call with {bad[0]} is refused",
+                   lambda box=box, bad=bad: _error_or_value(lambda: box["function"](bad[1]())),
+                   hint="the signature fixes the dtype (float32) and the rank (1): other inputs "
+                        "raise TypeError instead of tracing again")
+
+
+# ---------------------------------------------------------------- lab07.custom_fit
+
+def _reference_custom_fit():
+    def custom_fit(model, x, y, epochs, batch_size, lr):
+        keras = _keras()
+        model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss="mse")
+        history = model.fit(x, y, epochs=epochs, batch_size=batch_size, shuffle=False,
+                            verbose=0)
+        return history.history["loss"]
+    return custom_fit
+
+
+_FIT_HINTS = {
+    "losses": "each epoch's loss is the mean of the per-sample losses over the epoch: weight "
+              "every batch's mean loss by its size (the last batch may be smaller)",
+    "weights": "one SGD step per batch, in order (no shuffling): "
+               "grads = tape.gradient(loss, model.trainable_variables), then "
+               "optimizer.apply_gradients(zip(grads, model.trainable_variables))",
+}
+
+
+@check("lab07.custom_fit", reference=_reference_custom_fit,
+       forbid=("keras.Model.fit", "keras.Model.train_on_batch", "keras.Model.train_step"))
+def custom_fit_program(impl, rng):
+    """A custom training loop against Keras' own fit: epoch losses and final weights."""
+    keras = _keras()
+    for trial in range(1, 3):
+        d_in, h, d_out = int(rng.integers(2, 6)), int(rng.integers(3, 8)), int(rng.integers(1, 4))
+        batch_size = int(rng.integers(3, 7))
+        n = batch_size * int(rng.integers(2, 4)) + (int(rng.integers(1, batch_size)) if trial == 1
+                                                    else 0)  # planted: a partial last batch
+        epochs, lr = int(rng.integers(2, 4)), float(rng.uniform(0.05, 0.2))
+        x = rng.standard_normal((n, d_in)).astype(np.float32)
+        y = rng.standard_normal((n, d_out)).astype(np.float32)
+        weights = [(rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+                   for shape in ((d_in, h), (h,), (h, d_out), (d_out,))]
+        box: dict = {}
+
+        def train(box=box, args=(x, y, epochs, batch_size, lr), weights=weights,
+                  sizes=(d_in, h, d_out)):
+            model = keras.Sequential([keras.Input((sizes[0],)),
+                                      keras.layers.Dense(sizes[1], activation="relu"),
+                                      keras.layers.Dense(sizes[2])])
+            model.set_weights(weights)
+            box["model"] = model
+            return np.asarray([float(v) for v in impl(model, *args)])
+
+        def final_weights(box=box):
+            if "model" not in box:
+                raise EarlierStepFailed("skipped: the training call failed")
+            return box["model"].get_weights()
+
+        label = (f"trial {trial} (N={n}, batch_size={batch_size}, {epochs} epochs, "
+                 f"Dense({h}, relu) -> Dense({d_out}))")
+        yield Case(f"{label}: loss of each epoch", train, hint=_FIT_HINTS["losses"],
+                   rtol=1e-4, atol=1e-6)
+        yield Case(f"{label}: weights after training", final_weights,
+                   hint=_FIT_HINTS["weights"], rtol=1e-4, atol=1e-6,
+                   names=("kernel 1", "bias 1", "kernel 2", "bias 2"))
+
+
+# ---------------------------------------------------------------- TensorBoard event files
+
+def _event_scalars(logdir: str) -> list[tuple[str, int, float]]:
+    """Every scalar in the event files under ``logdir``: (tag, step, value), file by file."""
+    tf = _tf()
+    found = []
+    for name in sorted(os.listdir(logdir)):
+        if not name.startswith("events.out.tfevents"):
+            continue
+        for record in tf.data.TFRecordDataset(os.path.join(logdir, name)):
+            event = tf.compat.v1.Event.FromString(record.numpy())
+            for value in event.summary.value:
+                found.append((value.tag, int(event.step), float(tf.make_ndarray(value.tensor))))
+    return found
+
+
+def _write_reference(logdir: str, tag: str, values) -> None:
+    tf = _tf()
+    writer = tf.summary.create_file_writer(logdir)
+    with writer.as_default():
+        for step, value in enumerate(values):
+            tf.summary.scalar(tag, float(value), step=step)
+    writer.close()
+
+
+def _reference_write_scalars():
+    return _write_reference
+
+
+def _reference_read_scalars():
+    def read_scalars(logdir, tag):
+        return sorted((step, value) for t, step, value in _event_scalars(logdir) if t == tag)
+    return read_scalars
+
+
+@check("lab07.write_scalars", reference=_reference_write_scalars)
+def write_scalars_program(impl, rng):
+    """Scalars written with tf.summary, read back from the event files."""
+    for trial in range(1, 4):
+        tag = str(rng.choice(["loss", "accuracy", "train/loss", "lr"]))
+        values = [float(v) for v in rng.uniform(0, 2, size=int(rng.integers(2, 8)))]
+
+        def written(tag=tag, values=values):
+            with tempfile.TemporaryDirectory() as logdir:
+                impl(logdir, tag, values)
+                return [(t, step, value) for t, step, value in _event_scalars(logdir)]
+
+        yield Case(f"trial {trial}: tag {tag!r}, {len(values)} values", written, rtol=1e-6,
+                   atol=1e-7,
+                   hint="tf.summary.scalar(tag, value, step=step) for step 0, 1, ... inside "
+                        "`with writer.as_default():`, with writer = "
+                        "tf.summary.create_file_writer(logdir); close (or flush) the writer "
+                        "before returning, or the events stay in its buffer")
+
+
+@check("lab07.read_scalars", reference=_reference_read_scalars)
+def read_scalars_program(impl, rng):
+    """(step, value) pairs of one tag, read from event files the check wrote."""
+    for trial in range(1, 4):
+        tags = [str(t) for t in rng.choice(["loss", "accuracy", "lr", "val/loss"], size=2,
+                                           replace=False)]
+        first = rng.uniform(0, 2, size=(2, int(rng.integers(2, 6))))
+        resumed = trial == 3  # planted: a second run writes a second file into the folder
+        second = rng.uniform(0, 2, size=(2, int(rng.integers(2, 4))))
+        wanted = tags[int(rng.integers(0, 2))]
+
+        def read(tags=tags, first=first, second=second, wanted=wanted, resumed=resumed):
+            with tempfile.TemporaryDirectory() as logdir:
+                tf = _tf()
+                writer = tf.summary.create_file_writer(logdir)
+                with writer.as_default():
+                    for step in range(first.shape[1]):
+                        for row, tag in enumerate(tags):
+                            tf.summary.scalar(tag, first[row, step], step=step)
+                writer.close()
+                if resumed:
+                    writer = tf.summary.create_file_writer(logdir, filename_suffix=".resumed")
+                    with writer.as_default():
+                        for step in range(second.shape[1]):
+                            for row, tag in enumerate(tags):
+                                tf.summary.scalar(tag, second[row, step],
+                                                  step=first.shape[1] + step)
+                    writer.close()
+                return [(int(s), float(v)) for s, v in impl(logdir, wanted)]
+
+        files = "two event files (a resumed run)" if resumed else "one event file"
+        yield Case(f"trial {trial}: tag {wanted!r} of {tags}, {files}", read, rtol=1e-6,
+                   atol=1e-7,
+                   hint="read every events.out.tfevents.* file in the folder with "
+                        "tf.data.TFRecordDataset, parse each record with "
+                        "tf.compat.v1.Event.FromString, keep the values whose tag matches; TF2 "
+                        "stores a scalar in value.tensor (tf.make_ndarray), not "
+                        "value.simple_value; sort the pairs by step")
