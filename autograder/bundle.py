@@ -25,10 +25,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from .manifest import Course, Lab
+from .manifest import Course, Lab, reveal_entry
 
 SOURCE_SUFFIXES = {".py", ".ipynb", ".md", ".toml", ".txt", ".json", ".cfg", ".html", ".css",
                    ".sh", ""}
+# Binary package data the library ships (a model the course trained): not text, so only
+# searched for the secret.
+DATA_SUFFIXES = {".pt", ".npz"}
 HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 HIDDEN_CALL = re.compile(r"grade\([^()\n]*hidden\s*=\s*True")
 # autograder modules `coursekit validate` imports (the rest are the instructor's).
@@ -47,6 +50,7 @@ class Built:
     revealed: list[str]
     stubbed: list[str] = field(default_factory=list)
     recorded: list[str] = field(default_factory=list)
+    held_back: dict[str, list[str]] = field(default_factory=dict)  # lab: unrevealed labs it needs
 
     def summary(self) -> str:
         lines = [f"student bundle in {self.out}: {len(self.labs)} lab(s) "
@@ -55,6 +59,8 @@ class Built:
                  f"  stubbed until revealed: {', '.join(self.stubbed) or 'nothing'}",
                  f"  visible checks answered from recorded expectations: "
                  f"{', '.join(self.recorded) or 'none'}",
+                 *(f"  held back: {lab} (builds on {', '.join(needs)}, not revealed yet)"
+                   for lab, needs in self.held_back.items()),
                  "  scanned: no solutions, hidden tests, secret or unrevealed references",
                  f"students run: cd {self.out.name} && make setup && make lab"]
         return "\n".join(lines)
@@ -189,24 +195,53 @@ def _record_lab(course: Course, lab: Lab, source: str) -> dict:
 # --------------------------------------------------------------------------- stubs
 
 def _stub_module(module: str, lab: Lab) -> str:
-    when = (f"until {lab.reveal_after.isoformat()}" if lab.reveal_after
-            else "until your instructor reveals it")
+    when = _when(lab)
     return (f'"""{module}: the reference answer of {lab.id}, left out of the student build '
             f'{when}."""\n'
             f"from coursekit._unrevealed import NotRevealedError, module_getattr\n\n"
             f"__getattr__ = module_getattr({module!r}, {lab.id!r}, {when!r})\n")
 
 
+def _module_name(path: Path, package_root: Path) -> str:
+    parts = list(path.relative_to(package_root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _when(lab: Lab) -> str:
+    return (f"until {lab.reveal_after.isoformat()}" if lab.reveal_after
+            else "until your instructor reveals it")
+
+
 def _stub_tree(target: Path, package_root: Path, lab: Lab) -> list[str]:
     """Replace every module under ``target`` (a folder or one file) by a stub."""
     files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
     for path in files:
-        relative = path.relative_to(package_root.parent).with_suffix("")
-        parts = list(relative.parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        path.write_text(_stub_module(".".join(parts), lab), encoding="utf-8")
+        path.write_text(_stub_module(_module_name(path, package_root), lab), encoding="utf-8")
     return [str(target.relative_to(package_root.parent))]
+
+
+def top_level_definition(source: str, name: str) -> ast.AST | None:
+    """The top-level ``def`` or ``class`` called ``name`` in ``source``."""
+    return next((node for node in ast.parse(source).body
+                 if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name), None)
+
+
+def _stub_definition(path: Path, name: str, package_root: Path, lab: Lab) -> list[str]:
+    """Replace one top-level definition of the module ``path`` by a stand-in; the module's
+    other code (what the labs use as given) stays."""
+    source = path.read_text(encoding="utf-8")
+    node = top_level_definition(source, name)
+    if node is None:
+        raise BundleError(f"{lab.id}: reveals {path.name}:{name}, but {path} defines no "
+                          f"top-level {name}")
+    lines = source.splitlines(keepends=True)
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+    qualified = f"{_module_name(path, package_root)}.{name}"
+    stand_in = (f"from coursekit._unrevealed import stand_in as _stand_in\n"
+                f"{name} = _stand_in({qualified!r}, {lab.id!r}, {_when(lab)!r})\n")
+    path.write_text("".join(lines[:first]) + stand_in + "".join(lines[node.end_lineno:]),
+                    encoding="utf-8")
+    return [f"{path.relative_to(package_root.parent)}:{name}"]
 
 
 # --------------------------------------------------------------------------- build
@@ -247,7 +282,13 @@ def build_bundle(course: Course, out: Path, *, labs: list[Lab] | None = None,
         raise BundleError(f"no release of {', '.join(missing)}: run `coursekit release` first")
     out.mkdir(parents=True)
     revealed = [lab for lab in course.labs if lab.revealed(today)]
-    built = Built(out, [lab.id for lab in labs], [lab.id for lab in revealed])
+    open_ids = {lab.id for lab in revealed}
+    held_back = {lab.id: [need for need in lab.builds_on if need not in open_ids]
+                 for lab in labs}
+    held_back = {lab: needs for lab, needs in held_back.items() if needs}
+    labs = [lab for lab in labs if lab.id not in held_back]
+    built = Built(out, [lab.id for lab in labs], [lab.id for lab in revealed],
+                  held_back=held_back)
 
     for lab in labs:
         shutil.copytree(course.release_dir / lab.id, out / "notebooks" / lab.id, ignore=_ignore)
@@ -265,9 +306,12 @@ def build_bundle(course: Course, out: Path, *, labs: list[Lab] | None = None,
         if lab in revealed:
             continue
         for entry in lab.reveals:
-            target = out / entry
-            if target.exists():
-                built.stubbed += _stub_tree(target, package, lab)
+            path, name = reveal_entry(entry)
+            target = out / path
+            if not target.exists():
+                continue
+            built.stubbed += (_stub_tree(target, package, lab) if name is None
+                              else _stub_definition(target, name, package, lab))
         checks = _checks_module(course, lab)
         if checks.exists():
             source = checks.read_text(encoding="utf-8")
@@ -280,7 +324,7 @@ def build_bundle(course: Course, out: Path, *, labs: list[Lab] | None = None,
 
     (out / "course").mkdir()
     (out / "course" / "course.toml").write_text(_manifest_text(course, labs), encoding="utf-8")
-    _write_project_files(course, out, labs, revealed, today)
+    _write_project_files(course, out, labs, revealed, held_back)
     hits = scan(out, course, today)
     if hits:
         raise BundleError("the student bundle would leak:\n  " + "\n  ".join(hits[:20]))
@@ -288,7 +332,7 @@ def build_bundle(course: Course, out: Path, *, labs: list[Lab] | None = None,
 
 
 def _write_project_files(course: Course, out: Path, labs: list[Lab], revealed: list[Lab],
-                         today: date) -> None:
+                         held_back: dict[str, list[str]]) -> None:
     import tomllib
     project = tomllib.loads((course.root / "pyproject.toml").read_text(encoding="utf-8"))
     deps = [d for d in project["project"]["dependencies"] if not d.startswith(("nbval",))]
@@ -315,6 +359,8 @@ def _write_project_files(course: Course, out: Path, labs: list[Lab], revealed: l
     rows = "\n".join(f"| `{lab.id}` | {lab.title} | {lab.points:g} | "
                      f"{'yes' if lab in revealed else (lab.reveal_after.isoformat() if lab.reveal_after else 'later')} |"
                      for lab in labs)
+    rows += "".join(f"\n| `{lab}` | arrives once {', '.join(needs)} is revealed: it builds on "
+                    f"that lab's answer | | |" for lab, needs in held_back.items())
     (out / "README.md").write_text(f"""# {course.name} — the labs
 
 Set up once (Linux or macOS, Python ≥ 3.10), then open the labs:
@@ -350,8 +396,8 @@ what to do.
 `data`, written to be read next to PyTorch. Parts of it are the answers of labs: each arrives
 in this build once its lab is revealed (the last column). Until then its names exist but raise
 `NotRevealedError`, saying when it comes. A lab that builds on an earlier lab's answer (lab03's
-coursekit Function uses lab02's engine) can do that part once the earlier lab is revealed; get
-the updated build from your instructor then. Visible checks of labs not yet revealed compare
+coursekit Function runs on lab02's engine) arrives in this build once that earlier lab is
+revealed; get the updated build from your instructor then. Visible checks of labs not yet revealed compare
 with the reference's recorded results on the visible inputs.
 
 **Your own work.** Hand-ins are compared with each other and with the reference code; answers
@@ -370,6 +416,15 @@ def _normal(text: str) -> str:
 MIN_SOLUTION_TEXT = 40
 
 
+def _revealed_text(course: Course, lab: Lab) -> str:
+    """The lab's reference sources as students of a revealed lab read them (normalised)."""
+    paths = [_checks_module(course, lab)]
+    for entry in lab.reveals:
+        target = course.root / reveal_entry(entry)[0]
+        paths += sorted(target.rglob("*.py")) if target.is_dir() else [target]
+    return "\n".join(_normal(p.read_text(encoding="utf-8")) for p in paths if p.is_file())
+
+
 def forbidden_texts(course: Course, today: date) -> dict[str, str]:
     """``{what: text}`` that must appear in no file of a student bundle."""
     found: dict[str, str] = {}
@@ -378,14 +433,17 @@ def forbidden_texts(course: Course, today: date) -> dict[str, str]:
         found["the course secret"] = secret.read_text().strip()
     for lab in course.labs:
         notebook = course.source_notebook(lab)
+        # A revealed lab's reference code may hold a line of its solution: that is readable now.
+        readable = _revealed_text(course, lab) if lab.revealed(today) else ""
         if notebook.exists():
             from . import cells as lab_cells
             blocks = [block for cell in lab_cells.read_notebook(notebook).cells
                       for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION",
                                               cell.source, flags=re.S)]
             for n, block in enumerate(blocks):
-                if len(_normal(block)) >= MIN_SOLUTION_TEXT:
-                    found[f"solution text of {lab.id} ({n})"] = _normal(block)
+                text = _normal(block)
+                if len(text) >= MIN_SOLUTION_TEXT and text not in readable:
+                    found[f"solution text of {lab.id} ({n})"] = text
         if lab.revealed(today):
             continue
         checks = _checks_module(course, lab)
@@ -394,11 +452,13 @@ def forbidden_texts(course: Course, today: date) -> dict[str, str]:
                 if len(_normal(text)) >= 60:
                     found[f"reference {name} of {lab.id}"] = _normal(text)
         for entry in lab.reveals:
-            target = course.root / entry
+            relative, name = reveal_entry(entry)
+            target = course.root / relative
             for path in (sorted(target.rglob("*.py")) if target.is_dir() else [target]):
                 source = path.read_text(encoding="utf-8")
                 for node in ast.parse(source).body:
-                    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and (
+                            name is None or node.name == name):
                         text = _normal(ast.get_source_segment(source, node) or "")
                         if len(text) >= 60:
                             found[f"reference {entry}:{node.name} of {lab.id}"] = text
@@ -411,6 +471,11 @@ def scan(out: Path, course: Course, today: date) -> list[str]:
     hits = []
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
+        if path.suffix in DATA_SUFFIXES:
+            secret = forbidden.get("the course secret")
+            if secret and secret.encode() in path.read_bytes():
+                hits.append(f"{name}: the course secret")
+            continue
         if path.suffix not in SOURCE_SUFFIXES:
             hits.append(f"{name}: a file that cannot be scanned ({path.suffix})")
             continue

@@ -33,10 +33,14 @@ class Lab:
     cell_timeout_s: float
     time_limit_s: float
     memory_mb: int
-    # The lab's reference answers in the library (paths under the course root, a package
-    # folder or one file): they enter the student build only once the lab is revealed.
+    # The lab's reference answers in the library: paths under the course root (a package
+    # folder, one file) or "file.py:Name" for one top-level definition of a file. They enter
+    # the student build only once the lab is revealed.
     reveals: tuple[str, ...] = ()
     reveal_after: date | None = None   # None: never revealed until `coursekit reveal`
+    # Earlier labs whose revealed answers this lab's exercises use (lab03's coursekit Function
+    # runs on lab02's engine): the student build hands this lab out once they are revealed.
+    builds_on: tuple[str, ...] = ()
 
     @property
     def notebook(self) -> str:
@@ -173,6 +177,24 @@ def _reveals(path: Path, block: dict) -> tuple[str, ...]:
     return tuple(value)
 
 
+def reveal_entry(entry: str) -> tuple[str, str | None]:
+    """A ``reveals`` entry as ``(path, name)``: ``name`` is None for a whole folder or file."""
+    path, _, name = entry.partition(":")
+    return path, (name or None)
+
+
+def _builds_on(path: Path, block: dict, earlier: set[str]) -> tuple[str, ...]:
+    value = block.get("builds_on", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{path}: lab {block['id']!r}: builds_on must be a list of lab ids, "
+                            f"e.g. [\"lab02_autograd\"]")
+    unknown = [v for v in value if v not in earlier]
+    if unknown:
+        raise ManifestError(f"{path}: lab {block['id']!r}: builds_on names {', '.join(unknown)}, "
+                            f"which is not a lab listed above it")
+    return tuple(value)
+
+
 def _reveal_date(path: Path, block: dict) -> date | None:
     """``reveal_after`` as a date: TOML's own date (2027-03-01) or a quoted ISO string."""
     value = block.get("reveal_after")
@@ -224,7 +246,8 @@ def load_course(root: Path | str | None = None) -> Course:
             cell_timeout_s=float(block.get("cell_timeout_s", defaults["cell_timeout_s"])),
             time_limit_s=float(block.get("time_limit_s", defaults["time_limit_s"])),
             memory_mb=int(block.get("memory_mb", defaults["memory_mb"])),
-            reveals=_reveals(path, block), reveal_after=_reveal_date(path, block)))
+            reveals=_reveals(path, block), reveal_after=_reveal_date(path, block),
+            builds_on=_builds_on(path, block, seen - {block["id"]})))
     check_path = tuple((path.parent / p).resolve() for p in course.get("check_path", []))
     return Course(root=root, name=str(course.get("name", root.name)), labs=tuple(labs),
                   check_path=check_path,

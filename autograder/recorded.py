@@ -54,14 +54,28 @@ class _Anything:
 
 def _answer(payload: Any):
     """A thunk that gives back the recorded value (or raises the recorded error)."""
-    from coursekit.grading.encoding import RaisedError, decode
-    value = decode(payload)
+    from coursekit.grading.encoding import MetaTensor, RaisedError, decode
+    value = _rebuilt(decode(payload), MetaTensor)
 
     def thunk():
         if isinstance(value, RaisedError):
             raise type(value.type_name, (Exception,), {})(value.message)
         return value
     return thunk
+
+
+def _rebuilt(value: Any, meta_tensor: type) -> Any:
+    """A recorded meta tensor as a real one (``torch.empty`` on ``meta``): the student's check
+    compares torch tensors with torch tensors, as it does against the reference."""
+    if isinstance(value, meta_tensor):
+        import torch
+        return torch.empty(value.shape, dtype=getattr(torch, value.dtype.removeprefix("torch.")),
+                           device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_rebuilt(v, meta_tensor) for v in value)
+    if isinstance(value, dict):
+        return {k: _rebuilt(v, meta_tensor) for k, v in value.items()}
+    return value
 
 
 @functools.lru_cache(maxsize=None)
@@ -94,13 +108,14 @@ def replaying(program, check_name: str, expected_file: Path):
 
 
 def recorded_check(name: str, *, expected_file: Path, reference: Any = None,
-                   forbid: tuple[str, ...] = (), description: str = ""):
-    """``coursekit.grading.program.check`` for the student build (see the module docstring)."""
+                   description: str = "", **options: Any):
+    """``coursekit.grading.program.check`` for the student build (see the module docstring).
+    Every other keyword of ``check`` (``forbid``, ``after``) passes through unchanged."""
     from coursekit.grading.program import check
 
     def register(program):
-        check(name, reference=lambda: RECORDED, forbid=forbid,
-              description=description or (program.__doc__ or "").strip().split("\n")[0])(
-            replaying(program, name, expected_file))
+        check(name, reference=lambda: RECORDED,
+              description=description or (program.__doc__ or "").strip().split("\n")[0],
+              **options)(replaying(program, name, expected_file))
         return program
     return register

@@ -43,7 +43,7 @@ import numpy as np
 from . import cells as lab_cells
 from .cells import ANSWER
 from .collect import FOUND, collect
-from .manifest import Course, Lab
+from .manifest import Course, Lab, reveal_entry
 
 K = 25                # tokens per k-gram (copydetect's default noise threshold)
 WINDOW = 6            # winnowing window: any match of K + WINDOW - 1 tokens is always seen
@@ -180,7 +180,7 @@ def reference_sources(course: Course) -> dict[str, str]:
     paths: set[Path] = set()
     for lab in course.labs:
         for entry in lab.reveals:
-            target = course.root / entry
+            target = course.root / reveal_entry(entry)[0]
             paths.update(target.rglob("*.py") if target.is_dir() else [target])
         checks = course.root / "coursekit" / "grading" / "checks" / f"{lab.id.split('_')[0]}.py"
         if checks.exists():

@@ -12,6 +12,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from autograder import manifest
 from autograder.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
 
@@ -53,3 +55,30 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True,
                          text=True, timeout=300)
     assert "FAILED AS EXPECTED" in run.stdout, run.stdout + run.stderr
+
+
+def test_builds_on_must_name_an_earlier_lab(tmp_path):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "course.toml").write_text(
+        '[[lab]]\nid = "lab01"\ntitle = "one"\npoints = 1\nbuilds_on = ["lab02"]\n\n'
+        '[[lab]]\nid = "lab02"\ntitle = "two"\npoints = 1\n')
+    with pytest.raises(manifest.ManifestError, match="lab02, which is not a lab listed above"):
+        manifest.load_course(tmp_path)
+
+
+def test_a_named_reveal_stubs_that_definition_only(tmp_path):
+    """lab05 reveals BatchSampler, not the sampler module: the samplers its checks and given
+    code use stay real, the answer's counterpart raises NotRevealedError on use."""
+    out = tmp_path / "students"
+    build_bundle(COURSE, out, today=BEFORE_ANY_REVEAL)
+    code = ("import coursekit.data as d\n"
+            "from coursekit._unrevealed import NotRevealedError\n"
+            "assert len(list(d.WeightedRandomSampler([1.0, 2.0], 5, generator=0))) == 5\n"
+            "try:\n    d.BatchSampler(range(4), 2, False)\n"
+            "except NotRevealedError as e:\n"
+            "    print('REFUSED', e)\n")
+    run = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(out)}, capture_output=True,
+                         text=True, timeout=120)
+    assert "REFUSED coursekit.data.sampler.BatchSampler is part of the reference answer of " \
+           "lab05_data" in run.stdout, run.stdout + run.stderr
