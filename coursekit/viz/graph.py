@@ -72,15 +72,21 @@ def backward_graph(t: Any) -> Graph:
         why = ("it is a leaf; draw a result computed from it" if t.requires_grad else
                "requires_grad is False for all its inputs, or it was created under no_grad")
         raise ValueError(f"backward_graph: the tensor has no graph (grad_fn is None): {why}")
-    # The engine's own order: every node comes after all nodes that send it a gradient, so a
-    # single pass in that order settles each longest distance before it is extended.
-    order = list(reversed(toposort(t.grad_fn)))
+    return graph_of(list(reversed(toposort(t.grad_fn))))  # the engine's own order
+
+
+def graph_of(order: list[Any]) -> Graph:
+    """The ``Graph`` of backward nodes listed in an order ``backward`` may run them: the root
+    first, every node after all the nodes that send it a gradient (the engine's order, or the
+    order in which torch ran them). Edges to nodes not in ``order`` are left out."""
+    # Every node comes after all nodes that send it a gradient, so a single pass in this
+    # order settles each longest distance before it is extended.
     index = {node: i for i, node in enumerate(order)}
     depth = [0] * len(order)
     edges: dict[tuple[int, int], None] = {}  # a dict keeps the order and drops repeats
     for i, node in enumerate(order):
         for child, _ in node.next_functions:
-            if child is not None:  # an input that needs no gradient
+            if child is not None and child in index:  # None: an input that needs no gradient
                 j = index[child]
                 depth[j] = max(depth[j], depth[i] + 1)
                 edges[(i, j)] = None
@@ -121,21 +127,43 @@ def draw_graph(t: Any, ax: Any = None, title: str | None = None) -> Any:
     import matplotlib.pyplot as plt
 
     graph = backward_graph(t)
+    if ax is None:
+        width, height = figure_size(graph)
+        _, ax = plt.subplots(figsize=(width, height))
+    return draw(graph, ax, title)
+
+
+def figure_size(graph: Graph, lines: int = 1) -> tuple[float, float]:
+    """Inches that fit ``graph`` drawn with ``lines`` lines of text per box."""
+    depth = max(n.depth for n in graph.nodes)
+    height = max(sum(n.depth == d for n in graph.nodes) for d in range(depth + 1))
+    return 1.8 * (depth + 1) + 1, (0.35 + 0.25 * lines) * height + 1
+
+
+def draw(graph: Graph, ax: Any, title: str | None = None, *, labels: list[str] | None = None,
+         fills: list[str] | None = None, text_colours: list[str] | None = None,
+         edge_colours: dict[tuple[int, int], str] | None = None,
+         highlight: int | None = None) -> Any:
+    """Draw ``graph`` on ``ax`` as :func:`draw_graph` does; the keywords restyle it per node
+    (``labels``, ``fills``, ``text_colours``: one entry per node) and per edge, and
+    ``highlight`` outlines one node (the backward stepper's current node)."""
     pos = _positions(graph)
     depth = max(n.depth for n in graph.nodes)
     height = max(sum(n.depth == d for n in graph.nodes) for d in range(depth + 1))
-    if ax is None:
-        _, ax = plt.subplots(figsize=(1.8 * (depth + 1) + 1, 0.6 * height + 1))
     boxes = []
     for n in graph.nodes:
-        colour = "#cfe2f3" if n.kind == "leaf" else "#eeeeee"
-        boxes.append(ax.text(*pos[n.id], n.label, ha="center", va="center", fontsize=8,
-                             bbox=dict(boxstyle="round,pad=0.3", fc=colour, ec="black")))
+        colour = fills[n.id] if fills else ("#cfe2f3" if n.kind == "leaf" else "#eeeeee")
+        outline = dict(ec="#cc0000", lw=2.5) if n.id == highlight else dict(ec="black", lw=1)
+        boxes.append(ax.text(*pos[n.id], labels[n.id] if labels else n.label, ha="center",
+                             va="center", fontsize=8, multialignment="center",
+                             color=text_colours[n.id] if text_colours else "black",
+                             bbox=dict(boxstyle="round,pad=0.3", fc=colour, **outline)))
     for a, b in graph.edges:
         # Anchored to the two Text artists, so the arrow meets each box's edge whatever the
         # label's width; the shrink covers the box padding outside the text's extent.
+        colour = (edge_colours or {}).get((a, b), "dimgray")
         ax.annotate("", xy=(1, 0.5), xycoords=boxes[b], xytext=(0, 0.5), textcoords=boxes[a],
-                    arrowprops=dict(arrowstyle="-|>", color="dimgray", shrinkA=4, shrinkB=4))
+                    arrowprops=dict(arrowstyle="-|>", color=colour, shrinkA=4, shrinkB=4))
     ax.set_xlim(-depth - 0.7, 0.7)
     ax.set_ylim(-height / 2, height / 2)
     ax.set_axis_off()
