@@ -1,0 +1,553 @@
+"""Checks for lab09_performance: bf16 autocast error per op class, dynamic loss scaling by hand,
+activation bytes saved for backward, segment checkpointing, and inference mode.
+
+References: ``torch.autocast`` itself for the bf16 report; ``torch.amp.GradScaler`` (on the
+CPU) for the loss scaler, step by step on gradient sequences with planted overflows;
+``torch.utils.checkpoint.checkpoint_sequential`` for the checkpointed forward; the counting
+rule the lab states (distinct storages of saved tensors, the model's parameters left out) for
+the saved bytes. Every number compared is a count or a value, never a time.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..program import Case, EarlierStepFailed, check
+
+_ACTIVATIONS = ("ReLU", "Tanh", "Sigmoid", "GELU")
+_DTYPES = ("float32", "float64", "bfloat16")
+
+# ---------------------------------------------------------------------------------------------
+# references
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_saved_bytes():
+    import torch
+
+    def saved_activation_bytes(model, x):
+        packed = []
+
+        def pack(tensor):
+            packed.append(tensor.untyped_storage())
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            out = model(x)
+        parameters = [p.untyped_storage() for p in model.parameters()]
+        distinct = []
+        for storage in packed:
+            if not any(storage is s for s in distinct + parameters):
+                distinct.append(storage)
+        del out
+        return sum(s.nbytes() for s in distinct)
+
+    return saved_activation_bytes
+
+
+def _reference_checkpointed():
+    from torch.utils.checkpoint import checkpoint_sequential
+
+    def run_checkpointed(layers, x, segments):
+        return checkpoint_sequential(list(layers), segments, x, use_reentrant=False)
+
+    return run_checkpointed
+
+
+def _reference_loss_scaler():
+    import torch
+
+    def LossScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,  # noqa: N802
+                   growth_interval=2000):
+        return torch.amp.GradScaler("cpu", init_scale=init_scale, growth_factor=growth_factor,
+                                    backoff_factor=backoff_factor,
+                                    growth_interval=growth_interval)
+
+    return LossScaler
+
+
+def _reference_bf16_report():
+    import torch
+
+    ops = {"matmul": lambda a, b, x: a @ b,
+           "sum": lambda a, b, x: x.sum(dim=-1),
+           "softmax": lambda a, b, x: torch.softmax(x, dim=-1)}
+
+    def error(got, expected):
+        return float((got.float() - expected).abs().max() / expected.abs().max())
+
+    def bf16_report(a, b, x):
+        report = {}
+        for name, op in ops.items():
+            expected = op(a, b, x)
+            with torch.autocast(device_type=a.device.type, dtype=torch.bfloat16):
+                automatic = op(a, b, x)
+            low = op(a.bfloat16(), b.bfloat16(), x.bfloat16())
+            report[name] = {"autocast dtype": str(automatic.dtype),
+                            "autocast error": error(automatic, expected),
+                            "bf16 error": error(low, expected)}
+        return report
+
+    return bf16_report
+
+
+def _reference_predict():
+    import torch
+
+    def predict(model, x, batch_size=256):
+        was_training = model.training
+        model.eval()
+        try:
+            with torch.inference_mode():
+                return torch.cat([model(x[i:i + batch_size])
+                                  for i in range(0, len(x), batch_size)])
+        finally:
+            model.train(was_training)
+
+    return predict
+
+
+# ---------------------------------------------------------------------------------------------
+# models built from drawn specs (the same spec builds the same model on both sides)
+# ---------------------------------------------------------------------------------------------
+
+
+def _gated_class():
+    import torch
+
+    class Gated(torch.nn.Module):
+        """A gated linear unit: one projection split in two halves, a * sigmoid(b)."""
+
+        def __init__(self, d_in, hidden, d_out):
+            super().__init__()
+            self.project, self.out = torch.nn.Linear(d_in, 2 * hidden), torch.nn.Linear(hidden, d_out)
+
+        def forward(self, x):
+            a, b = self.project(x).chunk(2, dim=-1)
+            return self.out(a * torch.sigmoid(b))
+
+    return Gated
+
+
+def _checkpointed_class():
+    import torch
+    from torch.utils.checkpoint import checkpoint
+
+    class Checkpointed(torch.nn.Module):
+        """A body run under checkpoint (only its input is kept), then a plain head."""
+
+        def __init__(self, body, head):
+            super().__init__()
+            self.body, self.head = body, head
+
+        def forward(self, x):
+            return self.head(checkpoint(self.body, x, use_reentrant=False))
+
+    return Checkpointed
+
+
+def _mlp_layers(widths, activations):
+    import torch
+
+    layers = []
+    for i, (d_in, d_out) in enumerate(zip(widths[:-1], widths[1:])):
+        layers.append(torch.nn.Linear(d_in, d_out))
+        if i < len(activations):
+            layers.append(getattr(torch.nn, activations[i])())
+    return layers
+
+
+def _build(spec):
+    """A model from a drawn spec: ("mlp", widths, activations), ("gated", d_in, hidden, d_out)
+    or ("checkpointed", widths, activations) (all but the last Linear under checkpoint)."""
+    import torch
+
+    kind = spec[0]
+    if kind == "mlp":
+        return torch.nn.Sequential(*_mlp_layers(spec[1], spec[2]))
+    if kind == "gated":
+        return _gated_class()(*spec[1:])
+    layers = _mlp_layers(spec[1], spec[2])
+    return _checkpointed_class()(torch.nn.Sequential(*layers[:-1]), layers[-1])
+
+
+def _describe(spec, rows, dtype, device, grad) -> str:
+    kind = spec[0]
+    if kind == "gated":
+        what = f"gated unit {spec[1]}->2x{spec[2]}->{spec[3]}"
+    else:
+        acts = "/".join(spec[2])
+        what = (f"{'checkpointed ' if kind == 'checkpointed' else ''}MLP "
+                f"{'-'.join(str(w) for w in spec[1])} ({acts})")
+    return (f"{what}, x of {rows} rows, {dtype} on {device}"
+            + (", x.requires_grad" if grad else ""))
+
+
+def _draw_mlp(rng, depth_low=1, depth_high=4):
+    depth = int(rng.integers(depth_low, depth_high + 1))
+    widths = [int(w) for w in rng.integers(2, 33, size=depth + 1)]
+    activations = [str(a) for a in rng.choice(_ACTIVATIONS, size=depth - 1)] if depth > 1 else []
+    return widths, activations
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.saved_bytes
+# ---------------------------------------------------------------------------------------------
+
+
+def _saved_bytes_case(impl, spec, rows, dtype, device, grad):
+    import torch
+
+    model = _build(spec).to(device=device, dtype=getattr(torch, dtype))
+    x = torch.randn(rows, spec[1][0] if spec[0] != "gated" else spec[1], device=device,
+                    dtype=getattr(torch, dtype), requires_grad=grad)
+    return int(impl(model, x))
+
+
+_SAVED_HINT = ("run model(x) inside torch.autograd.graph.saved_tensors_hooks(pack, unpack); in "
+               "pack, keep t.untyped_storage(); count each storage once (compare with `is`: "
+               "data_ptr() is 0 for every tensor on the meta device), leave out the storages of "
+               "model.parameters(), and add up storage.nbytes() — a view keeps its whole "
+               "storage alive")
+
+
+@check("lab09.saved_bytes", reference=_reference_saved_bytes)
+def saved_bytes_program(impl: Any, rng):
+    """saved_activation_bytes: distinct storages saved for backward, parameters left out."""
+    trials = []
+    for device in ("cpu", "cpu", "meta"):
+        trials.append((("mlp", *_draw_mlp(rng, 2, 4)), device))
+    trials.append((("gated", int(rng.integers(2, 17)), int(rng.integers(2, 17)),
+                    int(rng.integers(2, 17))), str(rng.choice(["cpu", "meta"]))))
+    trials.append((("checkpointed", *_draw_mlp(rng, 3, 4)), str(rng.choice(["cpu", "meta"]))))
+    # Planted in every seed: one Linear, where the only activation is the input itself.
+    trials.append((("mlp", [int(rng.integers(2, 33)), int(rng.integers(2, 33))], []), "cpu"))
+    for index, (spec, device) in enumerate(trials):
+        rows = int(rng.integers(1, 65))
+        dtype = str(_DTYPES[index % 3]) if index < 3 else str(rng.choice(_DTYPES))
+        grad = bool(index % 2)
+        yield Case(_describe(spec, rows, dtype, device, grad),
+                   lambda s=spec, r=rows, t=dtype, d=device, g=grad:
+                   _saved_bytes_case(impl, s, r, t, d, g),
+                   hint=_SAVED_HINT)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.checkpointed
+# ---------------------------------------------------------------------------------------------
+
+
+def _checkpointed_case(impl, widths, activations, values, rows, segments, device, grad):
+    import torch
+
+    layers = _mlp_layers(widths, activations)
+    linears = [layer for layer in layers if isinstance(layer, torch.nn.Linear)]
+    with torch.no_grad():
+        for layer, (w, b) in zip(linears, values["params"]):
+            layer.weight.copy_(torch.from_numpy(w))
+            layer.bias.copy_(torch.from_numpy(b))
+    for layer in layers:
+        layer.to(device=device, dtype=torch.float64)
+    calls = {"phase": "forward", "forward": [0] * len(layers), "backward": [0] * len(layers)}
+
+    def counter(index):
+        def hook(module, inputs, output):
+            calls[calls["phase"]][index] += 1
+        return hook
+
+    for index, layer in enumerate(layers):
+        layer.register_forward_hook(counter(index))
+    x = torch.from_numpy(values["x"]).to(device).requires_grad_(grad)
+    parameters = [p.untyped_storage() for layer in layers for p in layer.parameters()]
+    packed = []
+
+    def pack(tensor):
+        packed.append(tensor.untyped_storage())
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        out = impl(layers, x, segments)
+    distinct = []
+    for storage in packed:
+        if not any(storage is s for s in distinct + parameters):
+            distinct.append(storage)
+    calls["phase"] = "backward"
+    (out * torch.from_numpy(values["r"]).to(device)).sum().backward()
+    observed = {"output": out.detach(),
+                "bytes saved for backward": sum(s.nbytes() for s in distinct),
+                "forward calls per layer, forward pass": calls["forward"],
+                "forward calls per layer, during backward": calls["backward"],
+                "weight gradients": [layer.weight.grad for layer in linears]}
+    if grad:
+        observed["x.grad"] = x.grad
+    return observed
+
+
+@check("lab09.checkpointed", reference=_reference_checkpointed,
+       forbid=("torch.utils.checkpoint.checkpoint_sequential",))
+def checkpointed_program(impl: Any, rng):
+    """run_checkpointed: checkpoint_sequential's segments, recomputation and saved bytes."""
+    trials = []
+    for device in ("cpu", "cpu", "cpu", "meta"):
+        depth = int(rng.integers(3, 6))
+        widths = [int(w) for w in rng.integers(2, 17, size=depth + 1)]
+        activations = [str(a) for a in rng.choice(_ACTIVATIONS, size=depth - 1)]
+        n_layers = 2 * depth - 1
+        trials.append((widths, activations, n_layers, device))
+    # segments: 1 (nothing checkpointed), one that leaves a remainder, one per layer, any.
+    choices = [1, None, "all", None]
+    for trial, (widths, activations, n_layers, device) in enumerate(trials):
+        segments = choices[trial]
+        if segments is None:
+            segments = int(rng.integers(2, n_layers))
+            if trial == 1:  # a segment count that does not divide the layers
+                segments = next((s for s in range(2, n_layers) if n_layers % s), 2)
+        elif segments == "all":
+            segments = n_layers
+        rows = int(rng.integers(1, 9))
+        values = {"params": [(rng.standard_normal((d_out, d_in)), rng.standard_normal(d_out))
+                             for d_in, d_out in zip(widths[:-1], widths[1:])],
+                  "x": rng.standard_normal((rows, widths[0])),
+                  "r": rng.standard_normal((rows, widths[-1]))}
+        grad = trial % 2 == 1
+        label = (f"{n_layers} layers ({'-'.join(str(w) for w in widths)}, "
+                 f"{'/'.join(activations)}), segments={segments}, on {device}"
+                 + (", x.requires_grad" if grad else ""))
+        yield Case(label, lambda w=widths, a=activations, v=values, r=rows, s=segments,
+                   d=device, g=grad: _checkpointed_case(impl, w, a, v, r, s, d, g),
+                   hint="segments of len(layers) // segments layers; every segment but the "
+                        "last runs under checkpoint(fn, x, use_reentrant=False) and hands its "
+                        "output to the next; the last segment (the remainder included) runs "
+                        "without checkpoint, since backward needs it at once",
+                   rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.loss_scaler
+# ---------------------------------------------------------------------------------------------
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _plan(rng, growth_interval: int) -> list[str]:
+    """Kinds of steps: 'ok' (finite gradients), 'inf', 'nan', 'big' (finite, but they overflow
+    once multiplied by the scale) and 'clip' (unscale_, clip, then step). Every plan grows the
+    scale, overflows in the middle of a run of good steps (the counter must start again), and
+    grows again."""
+    overflow = [str(k) for k in rng.permutation(["inf", "nan", "big"])]
+    plan = ["ok"] * growth_interval + [overflow[0]]
+    plan += ["ok"] * (growth_interval - 1) + [overflow[1]]
+    plan += ["clip"] + ["ok"] * growth_interval + [overflow[2], "ok"]
+    return plan
+
+
+def _gradients(rng, shapes, kind: str) -> list[np.ndarray]:
+    grads = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    if kind in ("inf", "nan", "big"):
+        which = int(rng.integers(0, len(shapes)))
+        flat = grads[which].reshape(-1)
+        spot = int(rng.integers(0, flat.size))
+        flat[spot] = {"inf": np.inf * float(rng.choice([-1.0, 1.0])), "nan": np.nan,
+                      "big": _FLOAT32_MAX * float(rng.uniform(0.05, 0.5))}[kind]
+    return grads
+
+
+_STEP_WORDS = {"ok": "finite gradients", "inf": "an inf planted in one gradient",
+               "nan": "a NaN planted in one gradient",
+               "big": "a finite gradient that overflows once scaled",
+               "clip": "unscale_(), clip_grad_norm_, then step()"}
+
+
+def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
+    """Cases: construction, then one per training step, sharing the scaler and parameters."""
+    import torch
+
+    state: dict = {}
+
+    def build():
+        state["scaler"] = impl(**config)
+        state["params"] = [torch.tensor(p, requires_grad=True) for p in params0]
+        state["optimizer"] = torch.optim.SGD(state["params"], lr=lr)
+        return float(state["scaler"].get_scale())
+
+    shown = ", ".join(f"{k}={v:g}" for k, v in config.items())
+    yield Case(f"{label}: LossScaler({shown}).get_scale()", build,
+               hint="get_scale() returns the current scale as a Python float", weight=0.5)
+    for step, (kind, g) in enumerate(zip(plan, grads)):
+        def run(kind=kind, g=g):
+            if "scaler" not in state:
+                raise EarlierStepFailed("skipped because an earlier step failed: building the "
+                                        "LossScaler")
+            scaler, params, optimizer = state["scaler"], state["params"], state["optimizer"]
+            optimizer.zero_grad(set_to_none=True)
+            loss = sum((p * torch.from_numpy(gi)).sum() for p, gi in zip(params, g))
+            scaled = scaler.scale(loss)
+            observed = {"scale(loss)": float(scaled.detach())}
+            scaled.backward()
+            if kind == "clip":
+                scaler.unscale_(optimizer)
+                observed["gradients after unscale_()"] = [p.grad.clone() for p in params]
+                torch.nn.utils.clip_grad_norm_(params, max_norm)
+            scaler.step(optimizer)
+            if kind in ("ok", "clip"):
+                observed["gradients after step()"] = [p.grad.clone() for p in params]
+            scaler.update()
+            observed["parameters after step()"] = [p.detach().clone() for p in params]
+            observed["get_scale() after update()"] = float(scaler.get_scale())
+            return observed
+
+        yield Case(f"{label}: step {step}, {_STEP_WORDS[kind]}", run,
+                   hint=_SCALER_HINTS[kind], rtol=1e-6, atol=1e-9)
+
+
+_SCALER_HINTS = {
+    "ok": "finite gradients: unscale them in place (p.grad / scale), call optimizer.step(); "
+          "count the good step, and after growth_interval good steps in a row multiply the "
+          "scale by growth_factor and start counting again",
+    "inf": "any inf or NaN among the unscaled gradients: skip optimizer.step(), multiply the "
+           "scale by backoff_factor, and reset the count of good steps to 0",
+    "nan": "NaN is not finite either: test with torch.isfinite (torch.isinf misses NaN); skip "
+           "the step, back off, reset the count of good steps",
+    "big": "look for inf/NaN in the gradients *after* backward of the scaled loss: here a "
+           "finite gradient times the scale overflows; skip, back off, reset the count",
+    "clip": "unscale_(optimizer) divides the gradients once and remembers it: step() must not "
+            "divide them again in the same iteration; update() forgets it for the next one",
+}
+
+
+@check("lab09.loss_scaler", reference=_reference_loss_scaler,
+       forbid=("torch.amp", "torch.cuda.amp", "torch.cpu.amp",
+               "torch._amp_foreach_non_finite_check_and_unscale_", "torch._amp_update_scale_"))
+def loss_scaler_program(impl: Any, rng):
+    """LossScaler: scale, find inf/NaN, skip, back off and grow, as torch.amp.GradScaler."""
+    settings = [
+        {"init_scale": 2.0 ** int(rng.integers(8, 17)), "growth_factor": 2.0,
+         "backoff_factor": 0.5, "growth_interval": int(rng.integers(2, 4))},
+        {"init_scale": 2.0 ** int(rng.integers(8, 17)), "growth_factor": 4.0,
+         "backoff_factor": 0.25, "growth_interval": int(rng.integers(1, 3))},
+    ]
+    for trial, config in enumerate(settings):
+        shapes = [tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 3))))
+                  for _ in range(int(rng.integers(2, 4)))]
+        params0 = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+        plan = _plan(rng, config["growth_interval"])
+        grads = [_gradients(rng, shapes, kind) for kind in plan]
+        lr, max_norm = float(rng.uniform(0.01, 0.1)), float(rng.uniform(0.1, 1.0))
+        yield from _scaler_steps(impl, config, params0, plan, grads, lr, max_norm,
+                                 f"trial {trial}")
+    # The defaults, called: 2**16, x2, x0.5, every 2000 steps (no growth within a few steps).
+    shapes = [(int(rng.integers(1, 5)),)]
+    params0 = [rng.standard_normal(shapes[0]).astype(np.float32)]
+    plan = ["ok", "inf", "ok"]
+    grads = [_gradients(rng, shapes, kind) for kind in plan]
+    yield from _scaler_steps(impl, {}, params0, plan, grads, 0.05, 1.0, "defaults")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.bf16_report
+# ---------------------------------------------------------------------------------------------
+
+
+def _bf16_case(impl, a, b, x):
+    import torch
+
+    report = impl(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(x))
+    return {name: dict(report[name]) for name in ("matmul", "sum", "softmax")}
+
+
+@check("lab09.bf16_report", reference=_reference_bf16_report)
+def bf16_report_program(impl: Any, rng):
+    """bf16_report: output dtype under autocast and the error of each op class against fp32."""
+    for trial in range(3):
+        m, k, n = (int(v) for v in rng.integers(8, 129, size=3))
+        rows, cols = int(rng.integers(2, 17)), int(rng.integers(64, 1025))
+        scale = float(10 ** rng.uniform(-1, 2))    # errors are relative: a scale changes none
+        a = (rng.standard_normal((m, k)) * scale).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        x = (rng.standard_normal((rows, cols)) * rng.uniform(2, 8) + rng.uniform(0, 4) * scale
+             ).astype(np.float32)
+        yield Case(f"trial {trial}: a ({m}, {k}) x{scale:.3g}, b ({k}, {n}), x ({rows}, {cols})",
+                   lambda a=a, b=b, x=x: _bf16_case(impl, a, b, x),
+                   hint="per op: the float32 result without autocast is the reference; run the "
+                        "op once inside torch.autocast(device_type=a.device.type, "
+                        "dtype=torch.bfloat16) on the float32 inputs, once on inputs cast with "
+                        ".bfloat16() outside autocast; error = max|got.float() - ref| / max|ref|; "
+                        "'autocast dtype' is str(result.dtype)",
+                   rtol=0.1, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.predict
+# ---------------------------------------------------------------------------------------------
+
+
+def _predict_model(values, device):
+    import torch
+
+    d_in, hidden, d_out = values["w1"].shape[1], values["w1"].shape[0], values["w2"].shape[0]
+    model = torch.nn.Sequential(torch.nn.Linear(d_in, hidden), torch.nn.BatchNorm1d(hidden),
+                                torch.nn.ReLU(), torch.nn.Dropout(0.5),
+                                torch.nn.Linear(hidden, d_out))
+    with torch.no_grad():
+        model[0].weight.copy_(torch.from_numpy(values["w1"]))
+        model[0].bias.zero_()
+        model[1].running_mean.copy_(torch.from_numpy(values["mean"]))
+        model[1].running_var.copy_(torch.from_numpy(values["var"]))
+        model[4].weight.copy_(torch.from_numpy(values["w2"]))
+        model[4].bias.zero_()
+    return model.to(device)
+
+
+def _predict_case(impl, values, rows, batch_size, training, device, default):
+    import torch
+
+    model = _predict_model(values, device)
+    model.train(training)
+    calls = []
+    model.register_forward_hook(lambda module, inputs, output: calls.append(len(inputs[0])))
+    x = torch.from_numpy(values["x"][:rows]).to(device)
+    packed = []
+
+    def pack(tensor):
+        packed.append(1)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        out = impl(model, x) if default else impl(model, x, batch_size=batch_size)
+    return {"output": out,
+            "output.is_inference()": bool(out.is_inference()),
+            "output.requires_grad": bool(out.requires_grad),
+            "rows per model call": calls,
+            "tensors saved for backward": len(packed),
+            "model.training afterwards": bool(model.training)}
+
+
+@check("lab09.predict", reference=_reference_predict)
+def predict_program(impl: Any, rng):
+    """predict: eval mode, inference_mode, batches in order, the model's mode restored."""
+    d_in, hidden, d_out = (int(v) for v in rng.integers(2, 9, size=3))
+    values = {"w1": rng.standard_normal((hidden, d_in)).astype(np.float32),
+              "w2": rng.standard_normal((d_out, hidden)).astype(np.float32),
+              "mean": rng.standard_normal(hidden).astype(np.float32),
+              "var": rng.uniform(0.5, 2.0, size=hidden).astype(np.float32),
+              "x": rng.standard_normal((300, d_in)).astype(np.float32)}
+    batch_size = int(rng.integers(3, 9))
+    trials = [  # rows, batch_size, training, device, default batch size
+        (int(rng.integers(2, 6)) * batch_size + int(rng.integers(1, batch_size)), batch_size,
+         True, "cpu", False),
+        (int(rng.integers(2, 6)) * batch_size, batch_size, False, "cpu", False),
+        (int(rng.integers(1, batch_size)), batch_size, True, "cpu", False),
+        (300, 256, True, "cpu", True),
+        (int(rng.integers(10, 40)), batch_size, True, "meta", False),
+    ]
+    for rows, size, training, device, default in trials:
+        label = (f"{rows} rows, " + ("default batch_size" if default else f"batch_size={size}")
+                 + f", model in {'train' if training else 'eval'} mode, on {device}")
+        yield Case(label, lambda r=rows, s=size, t=training, d=device, f=default:
+                   _predict_case(impl, values, r, s, t, d, f),
+                   hint="model.eval() (dropout off, BatchNorm on its running statistics), then "
+                        "torch.inference_mode() around the forward passes of x[i:i + "
+                        "batch_size], in order, joined with torch.cat; afterwards put the model "
+                        "back in the mode it was in (model.train(was_training)), in a finally "
+                        "block", rtol=1e-5, atol=1e-6)
