@@ -301,8 +301,8 @@ class BackwardStepper:
         figure = Figure(figsize=(width, height))
         title = ("the whole backward pass: each node's gradient, numbered in the order the "
                  "engine ran them" if position is None else
-                 f"step {position + 1} of {len(self.steps)}: green done, orange now, "
-                 f"yellow has some of its gradients")
+                 f"step {position + 1} of {len(self.steps)}: green done, orange running, "
+                 f"yellow has gradients waiting and runs later")
         draw(self.graph, figure.add_subplot(), title, labels=labels, fills=fills,
              text_colours=texts, edge_colours=edges, highlight=position)
         return figure
