@@ -81,6 +81,9 @@ def target(pattern: str) -> dict | None:
         spec["c_names"] = [obj.__name__]
         spec["c_owners"] = [getattr(obj, "__module__", None) or pattern.rsplit(".", 1)[0]]
     elif inspect.isclass(obj) or inspect.isfunction(obj):
+        # A decorated function (torch.distributed.all_reduce is one) runs the code of the
+        # function it wraps: match that code, not the decorator's wrapper shared by many.
+        obj = inspect.unwrap(obj) if inspect.isfunction(obj) else obj
         try:
             source = inspect.getsourcefile(obj)
         except TypeError:

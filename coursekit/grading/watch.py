@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 from typing import Any, Iterator
 
@@ -59,15 +60,27 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
             frame = frame.f_back
         return False
 
+    # A check may run the answer in forked processes (lab10's ranks): they inherit this
+    # profile function, and tell this process what they saw through a pipe.
+    owner = os.getpid()
+    from_children, to_parent = os.pipe()
+    os.set_blocking(from_children, False)
+
+    def note(pattern: str) -> None:
+        if pattern not in seen:
+            seen.add(pattern)
+            if os.getpid() != owner:
+                os.write(to_parent, (pattern + "\n").encode())
+
     def profile(frame, event, arg):
         if event == "call" and frame.f_code.co_filename.startswith(prefixes):
             pattern = monitor.match_code(frame.f_code, py)
             if pattern and student_above(frame.f_back):
-                seen.add(pattern)
+                note(pattern)
         elif event == "c_call" and (c_modules or arg.__name__ in c_names):
             pattern = monitor.match_builtin(arg, c_owned, c_modules)
             if pattern and student_above(frame):
-                seen.add(pattern)
+                note(pattern)
 
     # The garbage collector can run a library's finalizer in the middle of the student's
     # code, which would look like a call the student made: no collection while the check runs.
@@ -81,3 +94,19 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
         sys.setprofile(previous)
         if collecting:
             gc.enable()
+        os.close(to_parent)
+        seen |= set(_drain(from_children).split())
+        os.close(from_children)
+
+
+def _drain(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")

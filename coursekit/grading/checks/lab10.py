@@ -1,0 +1,308 @@
+"""Checks for lab10_distributed: data-parallel gradients, a ring all-reduce from point-to-point
+messages, and a model split into two stages over two processes.
+
+Every case runs the answer on real processes: :func:`coursekit.distributed.launch` forks the
+ranks (in a grading kernel they inherit its monitor) and joins them in a gloo group on the
+loopback. The functions named ``_..._rank`` below are what each rank runs: they build the
+rank's inputs from arrays drawn in the program, call the answer, and hand back plain values.
+The references are :mod:`coursekit.distributed`'s; tests/distributed proves them equal to
+the single-process computation, to ``DistributedDataParallel`` and to ``dist.all_reduce``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..program import Case, EarlierStepFailed, check
+
+TIMEOUT_S = 20.0   # per launch: rendezvous, every collective, and the whole run
+_COLLECTIVES = ("all_reduce", "reduce", "all_gather", "all_gather_into_tensor",
+                "all_gather_object", "reduce_scatter", "reduce_scatter_tensor", "broadcast",
+                "all_to_all", "all_to_all_single", "gather", "scatter")
+_FORBID_COLLECTIVES = tuple(f"torch.distributed.{name}" for name in _COLLECTIVES) + (
+    ".allreduce", ".allgather", ".reduce_scatter", ".allreduce_coalesced")
+
+# ---------------------------------------------------------------------------------------------
+# references
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_data_parallel():
+    from coursekit.distributed.data_parallel import data_parallel_grads
+
+    return data_parallel_grads
+
+
+def _reference_ring():
+    from coursekit.distributed.ring import ring_all_reduce
+
+    return ring_all_reduce
+
+
+def _reference_two_stage():
+    from coursekit.distributed.model_parallel import two_stage_step
+
+    return two_stage_step
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _launch(rank_fn, world_size: int, *args: Any) -> list:
+    from coursekit.distributed import launch
+
+    return launch(rank_fn, world_size, *args, timeout=TIMEOUT_S)
+
+
+def _plain(value: Any) -> Any:
+    """Tensors detached and copied (a rank's result is pickled to the launcher); containers
+    kept; anything else as it is."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if type(value) in (list, tuple):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
+def _grads(module) -> list:
+    return [None if p.grad is None else p.grad.detach().clone() for p in module.parameters()]
+
+
+def _layers(weights: list[tuple[np.ndarray, np.ndarray]], activation: str | None,
+            after_last: bool = False):
+    """``Linear`` layers with the given (weight, bias) pairs and ``activation`` (tanh, relu)
+    between them, and after the last one too when ``after_last`` (a stage cut there); float64."""
+    import torch
+
+    layers = []
+    for index, (weight, bias) in enumerate(weights):
+        linear = torch.nn.Linear(weight.shape[1], weight.shape[0], dtype=torch.float64)
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(weight))
+            linear.bias.copy_(torch.from_numpy(bias))
+        layers.append(linear)
+        if activation and (index < len(weights) - 1 or after_last):
+            layers.append(torch.nn.Tanh() if activation == "tanh" else torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def _draw_linear(rng, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(rng.standard_normal((n_out, n_in)) / math.sqrt(n_in), rng.standard_normal(n_out) * 0.1)
+            for n_in, n_out in zip(sizes[:-1], sizes[1:])]
+
+
+def _loss(name: str):
+    import torch.nn.functional as F
+
+    return F.cross_entropy if name == "cross_entropy" else F.mse_loss
+
+
+def _targets(rng, name: str, rows: int, classes: int) -> np.ndarray:
+    return (rng.integers(0, classes, rows) if name == "cross_entropy"
+            else rng.standard_normal((rows, classes)))
+
+
+class _Box:
+    """What a launch handed back, for the cases after it: reading it before the launch
+    succeeded says so."""
+
+    def __init__(self, what: str):
+        self.what, self.value = what, None
+
+    def get(self) -> Any:
+        if self.value is None:
+            raise EarlierStepFailed(f"skipped: {self.what} did not finish (see the case above)")
+        return self.value
+
+
+# ---------------------------------------------------------------------------------------------
+# lab10.data_parallel
+# ---------------------------------------------------------------------------------------------
+
+
+def _data_parallel_rank(impl, weights, x, y, loss_name, frozen):
+    """One rank: the model from ``weights``, the full batch, the answer; what it left."""
+    import torch
+
+    model = _layers(weights, "tanh")
+    if frozen:
+        model[0].bias.requires_grad_(False)
+    rows = []
+    model.register_forward_pre_hook(lambda module, inputs: rows.append(int(inputs[0].shape[0])))
+    returned = impl(model, torch.from_numpy(x), torch.from_numpy(y), _loss(loss_name))
+    return {"returned": _plain(returned), "grads": _grads(model), "rows": sum(rows)}
+
+
+@check("lab10.data_parallel", reference=_reference_data_parallel,
+       forbid=("torch.nn.parallel.DistributedDataParallel", "coursekit.distributed.data_parallel"))
+def data_parallel_program(impl: Any, rng):
+    """data_parallel_grads: this rank's shard, its gradient, averaged over the ranks."""
+    for trial, world_size in enumerate((2, int(rng.integers(3, 5)))):
+        rows = world_size * int(rng.integers(2, 5))
+        sizes = [int(rng.integers(2, 6)), int(rng.integers(3, 7)), int(rng.integers(2, 5))]
+        weights = _draw_linear(rng, sizes)
+        loss_name = "mse_loss" if trial == 0 else "cross_entropy"
+        x = rng.standard_normal((rows, sizes[0]))
+        y = _targets(rng, loss_name, rows, sizes[-1])
+        frozen = trial == 0
+        where = (f"{world_size} ranks, a batch of {rows} rows, {loss_name}"
+                 + (", first bias frozen" if frozen else ""))
+        box = _Box(f"the run on {world_size} ranks")
+
+        def run(box=box, args=(world_size, impl, weights, x, y, loss_name, frozen)):
+            ranks = _launch(_data_parallel_rank, *args)
+            box.value = ranks
+            return [rank["returned"] for rank in ranks]
+
+        yield Case(f"{where}: the gradients each rank returns", run, weight=2, rtol=1e-9,
+                   atol=1e-12,
+                   hint="every rank must return the gradient of the whole batch's mean loss: "
+                        "backward on this rank's shard, then dist.all_reduce each .grad (a sum) "
+                        "and divide by the world size; a frozen parameter's grad stays None")
+        yield Case(f"{where}: each parameter's .grad after the call, on every rank",
+                   lambda box=box: [rank["grads"] for rank in box.get()], rtol=1e-9, atol=1e-12,
+                   hint="average the .grad tensors in place (all_reduce writes into its "
+                        "argument): the optimizer reads p.grad, not your return value")
+        yield Case(f"{where}: rows of the batch each rank's model saw",
+                   lambda box=box: [rank["rows"] for rank in box.get()],
+                   hint="each rank runs the model on its own 1/world_size of the rows, "
+                        "x.chunk(world_size)[rank]: data parallelism splits the batch, not the "
+                        "work on each row")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab10.ring_all_reduce
+# ---------------------------------------------------------------------------------------------
+
+
+def _ring_rank(impl, arrays):
+    """One rank: its own tensor of each shape, the answer on each, the bytes it sent."""
+    import torch
+    import torch.distributed as dist
+
+    from coursekit.distributed.traffic import counting_sent_bytes
+
+    rank = dist.get_rank()
+    results = []
+    for stacked in arrays:
+        tensor = torch.from_numpy(stacked[rank].copy())
+        with counting_sent_bytes() as sent:
+            impl(tensor)
+        results.append({"tensor": tensor.clone(), "bytes": sent[0]})
+    return results
+
+
+def _traffic(results: list[dict], world_size: int, numel: int, itemsize: int) -> dict:
+    """The ring's cost, in units of the tensor's size: what all ranks send together, and
+    whether the busiest rank stays within 2(N-1) chunks of ceil(n/N) elements."""
+    sent = [r["bytes"] for r in results]
+    bound = 2 * (world_size - 1) * math.ceil(numel / world_size) * itemsize
+    return {"all ranks together, in tensor sizes": sum(sent) / (numel * itemsize),
+            "busiest rank within 2(N-1) chunks of ceil(n/N)": max(sent) <= bound}
+
+
+@check("lab10.ring_all_reduce", reference=_reference_ring,
+       forbid=_FORBID_COLLECTIVES + ("coursekit.distributed.ring",))
+def ring_all_reduce_program(impl: Any, rng):
+    """ring_all_reduce: the sum over ranks, in place, with a ring's traffic."""
+    big = int(rng.integers(3, 5))
+    runs = [(2, [(int(rng.integers(5, 12)),)]),
+            (big, [(int(rng.integers(2, 4)), big + int(rng.integers(1, 4))),
+                   (big * int(rng.integers(2, 5)) + int(rng.integers(1, big)),)])]
+    for world_size, shapes in runs:
+        arrays = [rng.standard_normal((world_size, *shape)) for shape in shapes]
+        box = _Box(f"the run on {world_size} ranks")
+
+        def run(box=box, world_size=world_size, arrays=arrays):
+            box.value = _launch(_ring_rank, world_size, impl, arrays)
+            return [rank[0]["tensor"] for rank in box.value]
+
+        for index, shape in enumerate(shapes):
+            numel = math.prod(shape)
+            where = f"{world_size} ranks, shape {shape}"
+            thunk = run if index == 0 else (
+                lambda box=box, index=index: [rank[index]["tensor"] for rank in box.get()])
+            yield Case(f"{where}: the tensor on every rank afterwards", thunk, weight=2,
+                       rtol=1e-10, atol=1e-12,
+                       hint="every rank must end with the elementwise sum of all ranks' tensors, "
+                            "written into the tensor it was given (flatten with view(-1), cut "
+                            "into world_size chunks, N-1 reduce-scatter steps, then N-1 "
+                            "all-gather steps)")
+            yield Case(f"{where}: bytes sent", lambda box=box, index=index, w=world_size, n=numel:
+                       _traffic([rank[index] for rank in box.get()], w, n, 8),
+                       hint="in a ring each rank sends 2(N-1) chunks of about n/N elements, "
+                            "one per step, only to its right neighbour, in the tensor's own "
+                            "dtype; together the ranks send 2(N-1) tensor sizes")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab10.two_stage
+# ---------------------------------------------------------------------------------------------
+
+
+def _two_stage_rank(impl, trials):
+    """One rank of two: its stage of each trial's model, the answer, what it left."""
+    import torch
+    import torch.distributed as dist
+
+    rank = dist.get_rank()
+    results = []
+    for trial in trials:
+        stage = _layers(trial["stages"][rank], *trial["activations"][rank])
+        batch = torch.from_numpy(trial["x"] if rank == 0 else trial["y"])
+        returned = impl(stage, batch, trial["hidden_shape"], _loss(trial["loss"]))
+        results.append({"returned": _plain(returned), "grads": _grads(stage)})
+    return results
+
+
+@check("lab10.two_stage", reference=_reference_two_stage,
+       forbid=("torch.distributed.rpc", "torch.distributed.pipelining",
+               "torch.distributed.autograd", "coursekit.distributed.model_parallel")
+       + _FORBID_COLLECTIVES)
+def two_stage_program(impl: Any, rng):
+    """two_stage_step: the model cut in two over ranks 0 and 1, gradients as in one process."""
+    trials = []
+    for trial in range(2):
+        rows = int(rng.integers(2, 7))
+        d_in, hidden = int(rng.integers(2, 6)), int(rng.integers(3, 7))
+        if trial == 0:
+            sizes_1, sizes_2 = [d_in, hidden], [hidden, int(rng.integers(1, 4))]
+            activations, loss = (("tanh", True), (None, False)), "mse_loss"
+        else:
+            middle = int(rng.integers(2, 6))
+            sizes_1, sizes_2 = [d_in, middle, hidden], [hidden, int(rng.integers(2, 5))]
+            activations, loss = (("relu", True), (None, False)), "cross_entropy"
+        trials.append({"stages": (_draw_linear(rng, sizes_1), _draw_linear(rng, sizes_2)),
+                       "activations": activations, "loss": loss,
+                       "x": rng.standard_normal((rows, d_in)),
+                       "y": _targets(rng, loss, rows, sizes_2[-1]),
+                       "hidden_shape": (rows, hidden)})
+    box = _Box("the run on 2 ranks")
+
+    def run():
+        box.value = _launch(_two_stage_rank, 2, impl, trials)
+        return box.value[1][0]["returned"]
+
+    for index, trial in enumerate(trials):
+        where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
+                 f"activation {trial['hidden_shape']})")
+        yield Case(f"{where}: the loss rank 1 returns", run if index == 0 else (
+                       lambda index=index: box.get()[1][index]["returned"]),
+                   rtol=1e-9, atol=1e-12,
+                   hint="rank 1 receives the activation into a tensor of hidden_shape, runs its "
+                        "stage and the loss, and returns loss.item()")
+        yield Case(f"{where}: gradients of the first stage, on rank 0",
+                   lambda index=index: box.get()[0][index]["grads"], weight=2, rtol=1e-9,
+                   atol=1e-12,
+                   hint="rank 0 receives the loss's gradient with respect to the activation it "
+                        "sent, and continues backward with activation.backward(gradient)")
+        yield Case(f"{where}: gradients of the second stage, on rank 1",
+                   lambda index=index: box.get()[1][index]["grads"], rtol=1e-9, atol=1e-12,
+                   hint="rank 1's stage must run on the received activation, with "
+                        "requires_grad_() set so that its gradient can be sent back")
