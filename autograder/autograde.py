@@ -96,7 +96,6 @@ class Grader:
 
     course: Course
     status: sandbox.SandboxStatus
-    secret: str
     overrides: Overrides = field(default_factory=Overrides)
     all_cells: bool = False
 
@@ -132,6 +131,11 @@ class Grader:
 
     async def grade(self, sub: Submission, context: LabContext) -> Outcome:
         """Grade one submission; never raises (a grader error is an outcome too)."""
+        outcome = await self._grade_or_explain(sub, context)
+        outcome.graded_at = time.time()
+        return outcome
+
+    async def _grade_or_explain(self, sub: Submission, context: LabContext) -> Outcome:
         try:
             return await self._grade(sub, context)
         except Exception as error:  # noqa: BLE001 — one student's failure never stops the class
@@ -318,6 +322,43 @@ class ClassRun:
     status: sandbox.SandboxStatus
     seconds: float
     db_url: str
+    run_id: str = ""
+    unchanged: list[tuple[str, str]] = field(default_factory=list)  # kept from a past run
+
+
+def lab_fingerprint(course: Course, lab: Lab) -> str:
+    """A hash of what grading a lab depends on besides the hand-in: the lab's source notebook
+    and the grading code (coursekit, autograder and the course's own check packages). When it
+    changes, every submission of the lab is graded again."""
+    import hashlib
+
+    import coursekit
+    digest = hashlib.sha256(course.source_notebook(lab).read_bytes())
+    folders = [Path(coursekit.__file__).parent, Path(__file__).parent, *course.check_path]
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def submission_hash(sub: Submission, lab_print: str) -> str:
+    """What was handed in (the notebook as collected, the files beside it, and what collection
+    noticed), together with the lab's fingerprint."""
+    import hashlib
+    digest = hashlib.sha256(lab_print.encode())
+    digest.update(f"{sub.status}\0{sub.notes}\0".encode())
+    if sub.nb is not None:
+        digest.update(nbformat.writes(sub.nb).encode())
+    if sub.folder is not None:
+        for path in sorted(sub.folder.rglob("*")):
+            if path == sub.path or path.is_symlink() or not path.is_file():
+                continue
+            digest.update(path.relative_to(sub.folder).as_posix().encode() + b"\0")
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(2**20), b""):
+                    digest.update(block)
+    return digest.hexdigest()
 
 
 async def grade_all(grader: Grader, submissions: list[Submission],
@@ -345,17 +386,29 @@ def autograde(course: Course, *, labs: list[str] | None = None,
               students: list[str] | None = None, db_url: str | None = None,
               submitted_dir: Path | None = None, jobs: int = 1, no_sandbox: bool = False,
               overrides: Overrides | None = None, progress: bool = True,
-              all_cells: bool = False, log=print) -> ClassRun:
-    """Grade every (filtered) submission of the class and store the results."""
+              all_cells: bool = False, only_changed: bool = False,
+              cluster: str | None = None, log=print) -> ClassRun:
+    """Grade every (filtered) submission of the class and store the results.
+
+    ``only_changed``: keep a stored outcome whose hand-in and lab are unchanged since it was
+    graded (by content hash), so a run that was stopped goes on where it stopped.
+    ``cluster``: a Dask scheduler's address; the submissions are graded on its workers
+    (:mod:`autograder.cluster`) instead of ``jobs`` local kernels.
+    """
+    import uuid
+
     from tqdm import tqdm
 
     started = time.monotonic()
+    run_id = f"{os.uname().nodename}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     course.enable_checks()
     selected = course.select(labs)
     contexts = {lab.id: prepare_lab(course, lab) for lab in selected}
     status = sandbox.probe(course, disabled=no_sandbox)
+    where = " on this machine; each cluster worker probes its own" if cluster else ""
     if status.sandboxed:
-        log(f"sandbox: {status.kind} (no network; only each submission's folder visible)")
+        log(f"sandbox{where}: {status.kind} (no network; only each submission's folder "
+            f"visible)")
     else:
         log("\n" + status.warning + "\n")
     url = db_url or course.default_db_url
@@ -365,7 +418,15 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             gb.register_lab(gradebook, context.lab, context.source)
         submissions = collect(course, selected, {k: c.identifying_ids for k, c in contexts.items()},
                               submitted_dir, students)
-        grader = Grader(course, status, course.secret(), overrides or Overrides(), all_cells)
+        prints = {lab.id: lab_fingerprint(course, lab) for lab in selected}
+        hashes = {(sub.student, sub.lab): submission_hash(sub, prints[sub.lab])
+                  for sub in submissions}
+        unchanged: list[tuple[str, str]] = []
+        if only_changed:
+            stored = gb.stored_hashes(gradebook, [lab.id for lab in selected])
+            unchanged = [key for key, digest in hashes.items() if stored.get(key) == digest]
+            submissions = [sub for sub in submissions if (sub.student, sub.lab) not in unchanged]
+        grader = Grader(course, status, overrides or Overrides(), all_cells)
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
@@ -374,6 +435,8 @@ def autograde(course: Course, *, labs: list[str] | None = None,
 
             from .safe_text import failure, printable
             outcome.reasons = [printable(reason) for reason in outcome.reasons]  # printed too
+            outcome.run_id = run_id
+            outcome.submission_hash = hashes.get((outcome.student, outcome.lab), "")
             try:
                 gb.record(gradebook, outcome)
             except Exception as error:  # noqa: BLE001 — store at least the outcome and why
@@ -393,9 +456,14 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             bar.set_postfix_str(f"{outcome.student}/{outcome.lab}", refresh=False)
             bar.update(1)
 
-        outcomes = asyncio.run(grade_all(grader, submissions, contexts, jobs=jobs,
-                                         on_done=done))
+        if cluster:
+            from .cluster import grade_on_cluster
+            outcomes = grade_on_cluster(cluster, grader, submissions, contexts, on_done=done,
+                                        no_sandbox=no_sandbox, log=log)
+        else:
+            outcomes = asyncio.run(grade_all(grader, submissions, contexts, jobs=jobs,
+                                             on_done=done))
         bar.close()
     finally:
         gradebook.close()
-    return ClassRun(outcomes, status, time.monotonic() - started, url)
+    return ClassRun(outcomes, status, time.monotonic() - started, url, run_id, unchanged)

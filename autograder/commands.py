@@ -105,6 +105,8 @@ exit codes:
      with the reason, every other submission was graded; fix the cause, then regrade it
      with --student ID --lab LAB
   2  nothing was graded: bad arguments or a broken course (course/course.toml)
+  3  the Dask cluster (--cluster) could not be reached or went away: what was graded
+     before is stored; the same command again grades only what is not graded yet
 A failure of the run itself (a gradebook that cannot be opened, say) stops with its
 traceback and a non-zero code; what was stored before it stays stored.
 """
@@ -123,8 +125,16 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
                         help="grade only this student (repeatable)")
     parser.add_argument("--jobs", "-j", type=int, default=1,
                         help="notebooks graded at the same time (default 1)")
+    parser.add_argument("--cluster", default=None, metavar="ADDRESS",
+                        help="grade on the workers of this Dask scheduler (tcp://HOST:8786, "
+                             "tls://... across machines) instead of --jobs local kernels")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade every submission again; by default a submission whose "
+                             "hand-in and lab are unchanged since it was graded (by content "
+                             "hash) keeps its stored outcome, so a stopped run goes on")
     parser.add_argument("--db", default=None, metavar="URL",
-                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db; "
+                             "postgresql+psycopg://USER@HOST/DB for a shared one)")
     parser.add_argument("--cell-timeout", type=float, default=None,
                         help="override the manifest's per-cell timeout (seconds)")
     parser.add_argument("--time-limit", type=float, default=None,
@@ -148,14 +158,25 @@ def autograde(args) -> int:
         course.select(args.labs)
     except manifest.ManifestError as error:
         return _fail(str(error))
-    run = run_autograde(course, labs=args.labs, students=args.students, db_url=args.db,
-                        submitted_dir=args.submissions, jobs=args.jobs,
-                        no_sandbox=args.no_sandbox, progress=not args.no_progress,
-                        all_cells=args.all_cells,
-                        overrides=Overrides(args.cell_timeout, args.time_limit, args.memory_mb))
+    from .cluster import ClusterError
+    try:
+        run = run_autograde(course, labs=args.labs, students=args.students, db_url=args.db,
+                            submitted_dir=args.submissions, jobs=args.jobs,
+                            no_sandbox=args.no_sandbox, progress=not args.no_progress,
+                            all_cells=args.all_cells, only_changed=not args.regrade,
+                            cluster=args.cluster,
+                            overrides=Overrides(args.cell_timeout, args.time_limit,
+                                                args.memory_mb))
+    except ClusterError as error:
+        print(f"coursekit autograde: {error}", file=sys.stderr)
+        return 3
     print(grade_table(run.outcomes))
-    print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {args.jobs} "
-          f"job(s); gradebook: {run.db_url}")
+    engine = f"the cluster {args.cluster}" if args.cluster else f"{args.jobs} job(s)"
+    print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {engine}; "
+          f"gradebook: {run.db_url}")
+    if run.unchanged:
+        print(f"{len(run.unchanged)} submission(s) unchanged since they were graded kept their "
+              f"stored outcome (--regrade grades them again)")
     if not run.status.sandboxed:
         print("\n" + run.status.warning)
     failed = [o for o in run.outcomes if o.status == "error"]

@@ -9,13 +9,17 @@ database, because nbgrader has no place for them:
   restored cells, timeouts, tampering), whether it is flagged, and which sandbox ran it;
 * ``coursekit_check``: one row per ``grade(...)`` call — points and the message students see.
 
-Only the main grading process writes (workers hand their results back), so SQLite never
-sees two writers; re-grading replaces a submission's rows, so re-runs never add rows.
+Only the main grading process writes (workers, local or on a Dask cluster, hand their
+results back), and re-grading replaces a submission's rows, so re-runs never add rows. Two
+grading runs may share one PostgreSQL gradebook: each write holds a per-student lock, the
+result graded later wins, and ``coursekit_history`` keeps every write and what it replaced.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +53,24 @@ class OutcomeRow(Base):
     sandbox = Column(Text, nullable=False)
     reasons = Column(Text, nullable=False)   # JSON list of strings
     notebook_file = Column(Text)
+    # What was graded (the hand-in and the lab's grading code, hashed): a re-run skips it when
+    # neither changed. When and by which run: the later result wins (see ``record``).
+    submission_hash = Column(String(64))
+    graded_at = Column(Float)
+    run_id = Column(String(64))
+
+
+class HistoryRow(Base):
+    """Every write of an outcome, and what it replaced or why it was not stored."""
+    __tablename__ = "coursekit_history"
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    student = Column(String(128), nullable=False)
+    lab = Column(String(128), nullable=False)
+    run_id = Column(String(64), nullable=False)
+    graded_at = Column(Float, nullable=False)
+    status = Column(String(32), nullable=False)
+    score = Column(Float, nullable=False)
+    event = Column(Text, nullable=False)
 
 
 class CheckRow(Base):
@@ -81,6 +103,9 @@ class Outcome:
     flagged: bool = False
     sandbox: str = ""
     notebook_file: str = ""
+    submission_hash: str = ""
+    graded_at: float = 0.0          # time.time() when grading finished
+    run_id: str = ""                # the grading run (one `coursekit autograde`) that made it
 
     @property
     def score(self) -> float:
@@ -126,7 +151,22 @@ def open_gradebook(url: str):
     _stamp_new_database(url)
     gradebook = Gradebook(url, COURSE_ID)
     Base.metadata.create_all(bind=gradebook.engine)
+    _add_new_columns(gradebook.engine)
     return gradebook
+
+
+def _add_new_columns(engine) -> None:
+    """Columns coursekit added to its tables since a gradebook was made (an older SQLite
+    gradebook under course/ keeps working)."""
+    from sqlalchemy import inspect, text
+    for table in Base.metadata.sorted_tables:
+        present = {column["name"] for column in inspect(engine).get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in present:
+                kind = column.type.compile(dialect=engine.dialect)
+                with engine.begin() as connection:
+                    connection.execute(text(f'ALTER TABLE {table.name} ADD COLUMN '
+                                            f'"{column.name}" {kind}'))
 
 
 def register_lab(gradebook, lab: Lab, source: LabNotebook) -> None:
@@ -154,19 +194,84 @@ REASON_CHARS = 2_000      # one note about a submission
 MESSAGE_CHARS = 20_000    # one check's message (a failed case lists what differed)
 
 
-def record(gradebook, outcome: Outcome) -> None:
-    """Store ``outcome``, replacing whatever an earlier run stored for the same submission.
+def record(gradebook, outcome: Outcome) -> bool:
+    """Store ``outcome``, replacing whatever was stored for the same submission, unless that
+    was graded later by another run (two graders on one gradebook: the later result wins).
+    Either way a ``coursekit_history`` row says what happened. Returns whether it was stored.
 
     Every text is made printable first (:func:`autograder.safe_text.printable`): a reason may
     quote a file name or an exception message that no database can encode. A write that
     fails anyway is rolled back before the error is raised, so the session stays usable for
     the next submission and nothing stored before is lost.
     """
-    try:
-        _record(gradebook, outcome)
-    except BaseException:
-        gradebook.db.rollback()
-        raise
+    with _student_lock(gradebook, outcome.student):
+        try:
+            kept = gradebook.db.execute(select(OutcomeRow).where(
+                OutcomeRow.student == outcome.student, OutcomeRow.lab == outcome.lab)
+            ).scalar_one_or_none()
+            event = "stored"
+            if kept is not None and kept.run_id and kept.run_id != outcome.run_id:
+                if (kept.graded_at or 0.0) > outcome.graded_at:
+                    _history(gradebook, outcome, f"not stored: run {kept.run_id} graded this "
+                                                 f"submission later and its result is kept")
+                    return False
+                event = f"stored; replaced the result of run {kept.run_id}"
+            _record(gradebook, outcome)
+            _history(gradebook, outcome, event)
+            return True
+        except BaseException:
+            gradebook.db.rollback()
+            raise
+
+
+def _history(gradebook, outcome: Outcome, event: str) -> None:
+    gradebook.db.add(HistoryRow(student=outcome.student, lab=outcome.lab,
+                                run_id=outcome.run_id or "-", graded_at=outcome.graded_at,
+                                status=printable(outcome.status),
+                                score=round(outcome.score, 6), event=printable(event)))
+    gradebook.db.commit()
+
+
+@contextmanager
+def _student_lock(gradebook, student: str):
+    """Serialise writes about one student across processes sharing a PostgreSQL gradebook
+    (nbgrader creates the student and submission rows it needs, which two writers would race
+    for). A session-level advisory lock on a connection of its own: the gradebook's session
+    commits several times while it is held. SQLite has one writer at a time anyway."""
+    engine = gradebook.engine
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    from sqlalchemy import text
+    key = int.from_bytes(hashlib.sha256(f"coursekit:{student}".encode()).digest()[:8],
+                         "big", signed=True)
+    with engine.connect() as connection:
+        connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+            connection.commit()
+
+
+def stored_hashes(gradebook, labs: list[str]) -> dict[tuple[str, str], str]:
+    """``{(student, lab): submission hash}`` of stored outcomes a re-run may keep: graded by
+    the grader (not a grader error) from a known hand-in."""
+    rows = gradebook.db.execute(select(OutcomeRow.student, OutcomeRow.lab,
+                                       OutcomeRow.submission_hash, OutcomeRow.status)
+                                .where(OutcomeRow.lab.in_(labs)))
+    return {(student, lab): digest for student, lab, digest, status in rows
+            if digest and status != "error"}
+
+
+def history(gradebook, *, student: str | None = None, lab: str | None = None) -> list[HistoryRow]:
+    query = select(HistoryRow).order_by(HistoryRow.id)
+    if student is not None:
+        query = query.where(HistoryRow.student == student)
+    if lab is not None:
+        query = query.where(HistoryRow.lab == lab)
+    return list(gradebook.db.execute(query).scalars())
 
 
 def _record(gradebook, outcome: Outcome) -> None:
@@ -184,7 +289,9 @@ def _record(gradebook, outcome: Outcome) -> None:
             if cell is None:
                 continue
             if cell.role == WRITTEN:
-                grade.needs_manual_grade = grade.manual_score is None
+                # A missing or corrupt hand-in has no written answer for a TA to grade.
+                grade.needs_manual_grade = grade.manual_score is None and bool(
+                    outcome.notebook_file)
                 grade.auto_score = None
             else:
                 grade.auto_score = round(cell.score or 0.0, 6)
@@ -203,7 +310,9 @@ def _record(gradebook, outcome: Outcome) -> None:
                            auto_max_score=outcome.auto_max_score, flagged=outcome.flagged,
                            sandbox=printable(outcome.sandbox, REASON_CHARS),
                            reasons=json.dumps(reasons),
-                           notebook_file=printable(outcome.notebook_file, REASON_CHARS)))
+                           notebook_file=printable(outcome.notebook_file, REASON_CHARS),
+                           submission_hash=outcome.submission_hash or None,
+                           graded_at=outcome.graded_at, run_id=outcome.run_id or None))
     position = 0
     for cell in outcome.cells:
         if cell.role == WRITTEN:
@@ -248,11 +357,16 @@ class StoredOutcome:
     notebook_file: str
     checks: list[StoredCheck]
     manual_scores: dict[str, float] = field(default_factory=dict)
+    # checks cells whose points a TA set by hand in the formgrader: {cell: points}
+    overrides: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
-        """Autograded points plus any written answers a TA has graded."""
-        return self.score + sum(self.manual_scores.values())
+        """Autograded points plus any written answers a TA has graded; a checks cell a TA
+        gave points by hand counts those points instead of its autograded ones."""
+        changed = sum(points - sum(c.score or 0.0 for c in self.checks if c.cell == cell)
+                      for cell, points in self.overrides.items())
+        return self.score + sum(self.manual_scores.values()) + changed
 
 
 def load_outcomes(gradebook, *, students: list[str] | None = None,
@@ -274,22 +388,26 @@ def load_outcomes(gradebook, *, students: list[str] | None = None,
         outcomes.append(StoredOutcome(row.student, row.lab, row.status, row.score, row.max_score,
                                       row.auto_max_score, row.flagged, row.sandbox,
                                       json.loads(row.reasons), row.notebook_file or "", checks,
-                                      _manual_scores(gradebook, row.student, row.lab, checks)))
+                                      *_manual_scores(gradebook, row.student, row.lab, checks)))
     return outcomes
 
 
-def _manual_scores(gradebook, student: str, lab: str, checks: list[StoredCheck]) -> dict:
-    scores = {}
-    for check in checks:
-        if check.kind != WRITTEN:
-            continue
+def _manual_scores(gradebook, student: str, lab: str,
+                   checks: list[StoredCheck]) -> tuple[dict, dict]:
+    """Points a TA gave by hand (nbgrader's ``manual_score`` plus ``extra_credit``), as
+    ``(written answers, overridden checks cells)``."""
+    written, overrides = {}, {}
+    for cell in dict.fromkeys(check.cell for check in checks):
         try:
-            grade = gradebook.find_grade(check.cell, lab, lab, student)
+            grade = gradebook.find_grade(cell, lab, lab, student)
         except Exception:  # noqa: BLE001 — MissingEntry: nothing graded yet
             continue
-        if grade.manual_score is not None:
-            scores[check.cell] = float(grade.manual_score)
-    return scores
+        if grade.manual_score is None:
+            continue
+        points = float(grade.manual_score) + float(grade.extra_credit or 0.0)
+        kind = next(check.kind for check in checks if check.cell == cell)
+        (written if kind == WRITTEN else overrides)[cell] = points
+    return written, overrides
 
 
 # --------------------------------------------------------------------------- similarity flags

@@ -81,7 +81,7 @@ def setting(fixture_course, tmp_path, monkeypatch):
     gb.register_lab(gradebook, lab, context.source)
     gb.record(gradebook, _full_marks(context, "zed"))
     (bystander,) = gb.load_outcomes(gradebook, students=["zed"])
-    grader = Grader(course, probe(course, disabled=True), "fuzz-secret")
+    grader = Grader(course, probe(course, disabled=True))
     monkeypatch.setattr(collect, "MAX_UNPACKED_BYTES", BOMB_LIMIT)
     yield Setting(course, demo, context, grader, gradebook,
                   nbformat.writes(demo.notebook()).encode(), bystander, tmp_path / "scratch")

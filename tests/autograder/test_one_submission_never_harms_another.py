@@ -101,7 +101,7 @@ def _stored(demo, sub):
                                           seed_of=lambda c, h: public_seed(c), zero_reason="-"),
                            ["zoe's own grade"])
         gb.record(gradebook, other)
-        outcome = asyncio.run(Grader(course, probe(course, disabled=True), "s").grade(
+        outcome = asyncio.run(Grader(course, probe(course, disabled=True)).grade(
             sub, context))
         gb.record(gradebook, outcome)
         stored = {o.student: o for o in gb.load_outcomes(gradebook)}

@@ -70,7 +70,7 @@ def test_harness_cost_per_notebook_against_plain_nbclient(tmp_path, lab_id):
     nbformat.write(nb, str(folder / lab.notebook))
     context = prepare_lab(course, lab)
     status = sandbox.probe(course)
-    grader = Grader(course, status, course.secret(), Overrides(memory_mb=4096), all_cells=True)
+    grader = Grader(course, status, Overrides(memory_mb=4096), all_cells=True)
     sub = Submission("bench", lab.id, FOUND, folder, folder / lab.notebook, nb)
     # Plain nbclient runs the notebook as JupyterLab would: grade() checks in the kernel
     # against the reference there (student mode). The grader drives the same checks from

@@ -1,0 +1,297 @@
+"""Grading on a Dask cluster: ``coursekit autograde --cluster tcp://HOST:8786``.
+
+The instructor's process stays what it is in a local run: it collects the class, judges
+nothing remotely that it could not judge locally, and is the only writer of the gradebook.
+Each submission becomes one Dask task that carries everything a worker needs and nothing more:
+
+* the hand-in itself (the collected notebook and the bytes of the files beside it);
+* the lab's context (source and release notebooks, monitor targets), sent once per lab;
+* the course's manifest entries and limits, whether the sandbox is switched off, and the
+  course's own check packages where it has some (sent once).
+
+Never the course secret, the gradebook, ``solutions/`` or another student's work. The worker
+grades in its own scratch course folder, with the same :class:`autograder.autograde.Grader`,
+sandbox and limits as a local run, and sends back the outcome and the graded notebook; this
+process writes that notebook under ``course/autograded/`` and stores the outcome. No shared
+filesystem is assumed. Workers need this project installed (the same version) and, to be
+sandboxed, bubblewrap; a worker without it grades unsandboxed and every such outcome says so,
+as a local run's would.
+
+Faults: a worker that dies mid-task has its task rerun on another worker by Dask's scheduler;
+every attempt logs an event, so the outcome that arrives names the attempts that were lost, and
+it is stored once. An unreachable or dead scheduler ends the run with a clear message; what
+finished before is already stored.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import hashlib
+import io
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .collect import Submission
+from .gradebook import Outcome
+from .manifest import Course
+
+ATTEMPT_TOPIC = "coursekit-attempt"
+CONNECT_TIMEOUT_S = 20
+# A task whose worker dies is rerun; after this many lost workers it fails (Dask's
+# "allowed-failures"), and the submission is stored as a grader error to regrade.
+ALLOWED_FAILURES = 3
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be reached or went away; the message says what to do."""
+
+
+@dataclass
+class Job:
+    """One submission, as it travels to a worker."""
+
+    key: str                      # "<student>/<lab>"
+    student: str
+    lab: str
+    status: str
+    notes: list[str]
+    notebook: str | None          # the collected notebook (nbformat JSON)
+    notebook_name: str | None
+    files: bytes                  # a zip of the files handed in beside the notebook
+
+
+@dataclass
+class Result:
+    outcome: Outcome
+    graded_notebook: bytes | None
+    grader_error: bytes | None
+    worker: str
+
+
+def job_of(sub: Submission) -> Job:
+    files = io.BytesIO()
+    with zipfile.ZipFile(files, "w", zipfile.ZIP_DEFLATED) as archive:
+        if sub.folder is not None:
+            for path in sorted(sub.folder.rglob("*")):
+                if path == sub.path or path.is_symlink() or not path.is_file():
+                    continue
+                if ".ipynb_checkpoints" in path.parts:
+                    continue
+                archive.write(path, path.relative_to(sub.folder).as_posix())
+    return Job(f"{sub.student}/{sub.lab}", sub.student, sub.lab, sub.status, list(sub.notes),
+               nbformat.writes(sub.nb) if sub.nb is not None else None,
+               sub.path.name if sub.path is not None else None, files.getvalue())
+
+
+# --------------------------------------------------------------------------- worker side
+
+_SCRATCH: dict[str, Path] = {}
+
+
+def _scratch(course_name: str) -> Path:
+    """One scratch course root per worker process, so the sandbox probe runs once."""
+    if course_name not in _SCRATCH:
+        _SCRATCH[course_name] = Path(tempfile.mkdtemp(prefix="coursekit-worker-"))
+    return _SCRATCH[course_name]
+
+
+def pack_check_path(course: Course) -> bytes:
+    """The course's own check packages (``check_path``), zipped: folder ``i`` as ``i/``."""
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+        for index, folder in enumerate(course.check_path):
+            for path in sorted(Path(folder).rglob("*.py")):
+                archive.write(path, f"{index}/{path.relative_to(folder).as_posix()}")
+    return packed.getvalue()
+
+
+def _unpack_check_path(root: Path, packed: bytes, count: int) -> tuple[Path, ...]:
+    digest = hashlib.sha256(packed).hexdigest()[:16]
+    target = root / "checks" / digest
+    if not target.exists():
+        staging = root / "checks" / f".{digest}.{os.getpid()}"
+        with zipfile.ZipFile(io.BytesIO(packed)) as archive:
+            archive.extractall(staging)
+        for index in range(count):
+            (staging / str(index)).mkdir(parents=True, exist_ok=True)
+        os.replace(staging, target)
+    return tuple(target / str(index) for index in range(count))
+
+
+@functools.lru_cache(maxsize=None)
+def _resolved_targets(checks: tuple[str, ...], check_path: tuple[Path, ...]) -> list[dict]:
+    from . import monitoring
+    return monitoring.targets(list(checks), check_path)
+
+
+def _targets(context, check_path: tuple[Path, ...]) -> list[dict]:
+    from .cells import CHECKS
+    checks = tuple(call.check for cell in context.source.with_role(CHECKS) for call in cell.calls)
+    return _resolved_targets(checks, check_path)
+
+
+def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_cells: bool,
+              no_sandbox: bool) -> Result:
+    """Run on a worker: grade one submission in a scratch copy of the course."""
+    from distributed import get_worker
+
+    from . import sandbox
+    from .autograde import Grader
+
+    try:
+        worker = get_worker()
+        name = f"{worker.address} (pid {os.getpid()})"
+        worker.log_event(ATTEMPT_TOPIC, {"key": job.key, "worker": name})
+    except ValueError:   # not on a worker (a test calling it directly)
+        name = f"pid {os.getpid()}"
+    root = _scratch(course.name)
+    here = dataclasses.replace(course, root=root, check_path=_unpack_check_path(
+        root, checks, len(course.check_path)))
+    here.enable_checks()
+    folder = here.submitted_dir / job.student / job.lab
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    with zipfile.ZipFile(io.BytesIO(job.files)) as archive:
+        for member in archive.infolist():
+            target = (folder / member.filename).resolve()
+            if folder.resolve() in target.parents:   # names were made by us; still, stay inside
+                archive.extract(member, folder)
+    path = None
+    if job.notebook is not None:
+        path = folder / (job.notebook_name or f"{job.lab}.ipynb")
+        path.write_text(job.notebook, encoding="utf-8")
+    sub = Submission(job.student, job.lab, job.status, folder, path,
+                     nbformat.reads(job.notebook, as_version=4) if job.notebook else None,
+                     list(job.notes))
+    # The monitor's targets are files of this machine's installation, not the instructor's.
+    context = dataclasses.replace(context, targets=_targets(context, here.check_path))
+    status = sandbox.probe(here, disabled=no_sandbox)
+    grader = Grader(here, status, overrides, all_cells)
+    outcome = asyncio.run(grader.grade(sub, context))
+    graded = here.root / outcome.notebook_file if outcome.notebook_file else None
+    error = here.autograded_dir / job.student / job.lab / "grader-error.txt"
+    result = Result(outcome,
+                    graded.read_bytes() if graded is not None and graded.is_file() else None,
+                    error.read_bytes() if error.is_file() else None, name)
+    shutil.rmtree(here.autograded_dir / job.student / job.lab, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+# --------------------------------------------------------------------------- instructor side
+
+def connect(address: str):
+    """A Dask client of the scheduler at ``address``, or a ClusterError that says why not."""
+    import dask
+    from distributed import Client
+    dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address} ({type(error).__name__}: {error}). "
+            f"Is `dask scheduler` running there, and is its port open to this machine? "
+            f"Nothing was graded.") from None
+
+
+def _store_files(course: Course, result: Result) -> None:
+    """Write what the worker sent back where a local run would have left it."""
+    outcome = result.outcome
+    folder = course.autograded_dir / outcome.student / outcome.lab
+    if result.graded_notebook is not None and outcome.notebook_file:
+        target = course.root / outcome.notebook_file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = folder.parent / f".{folder.name}.{target.name}.tmp"
+        staging.write_bytes(result.graded_notebook)
+        os.replace(staging, target)
+    if result.grader_error is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "grader-error.txt").write_bytes(result.grader_error)
+
+
+def _attempts(client, key: str) -> list[str]:
+    return [event["worker"] for _, event in client.get_events(ATTEMPT_TOPIC)
+            if isinstance(event, dict) and event.get("key") == key]
+
+
+def grade_on_cluster(address: str, grader, submissions: list[Submission], contexts: dict,
+                     *, on_done, no_sandbox: bool = False, log=print) -> list[Outcome]:
+    """Grade ``submissions`` on the cluster at ``address``; ``on_done`` stores each outcome
+    here as it arrives (the same callback a local run uses)."""
+    from distributed import as_completed
+    from distributed.client import FutureCancelledError
+
+    client = connect(address)
+    outcomes: list[Outcome] = []
+    try:
+        workers = client.scheduler_info(n_workers=-1).get("workers", {})
+        log(f"cluster: {address}, {len(workers)} worker(s), "
+            f"{sum(w.get('nthreads', 1) for w in workers.values())} thread(s)")
+        shared = {lab: client.scatter(context, broadcast=False, hash=False)
+                  for lab, context in contexts.items()}
+        course, overrides = grader.course, grader.overrides
+        checks = client.scatter(pack_check_path(course), broadcast=False, hash=False)
+        futures = {}
+        for sub in submissions:
+            job = job_of(sub)
+            future = client.submit(grade_job, job, shared[sub.lab], course, checks, overrides,
+                                   grader.all_cells, no_sandbox, key=f"grade-{job.key}-"
+                                   f"{os.urandom(4).hex()}", pure=False)
+            futures[future] = (sub, job)
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                sub, job = futures[future]
+                try:
+                    result: Result = future.result()
+                except (FutureCancelledError, asyncio.CancelledError) as error:
+                    raise ClusterError(
+                        f"the Dask scheduler at {address} went away ({error}); the "
+                        f"{len(outcomes)} submission(s) graded so far are stored. Run the "
+                        f"same command again: it grades only what is not graded yet.") from None
+                except Exception as error:  # noqa: BLE001 — KilledWorker, a lost worker
+                    result = _lost(grader, sub, contexts[sub.lab], error, client, job.key)
+                lost = _attempts(client, job.key)[:-1]
+                if lost:
+                    result.outcome.reasons.append(
+                        f"graded on {result.worker} after {len(lost)} attempt(s) on "
+                        f"{', '.join(lost)} were lost (the worker died); retried by the cluster")
+                _store_files(course, result)
+                on_done(result.outcome)
+                outcomes.append(result.outcome)
+        except OSError as error:
+            raise ClusterError(f"lost the Dask scheduler at {address} ({error}); the "
+                               f"{len(outcomes)} submission(s) graded so far are stored. Run "
+                               f"the same command again: it grades only what is not graded "
+                               f"yet.") from None
+    finally:
+        try:
+            client.close(timeout=10)
+        except Exception:  # noqa: BLE001 — closing a client of a dead scheduler
+            pass
+    return outcomes
+
+
+def _lost(grader, sub: Submission, context, error: Exception, client, key: str) -> Result:
+    """The submission could not be graded on the cluster: a grader error, stored to regrade."""
+    from .autograde import ERROR
+    from .safe_text import failure
+    from .score import score_notebook
+    outcome = grader._outcome(sub, context, ERROR)
+    workers = _attempts(client, key)
+    reason = (f"the cluster could not grade this submission ({failure(error)}; tried on "
+              f"{', '.join(workers) or 'no worker'}): a problem of the grader, not of the work "
+              f"handed in; regrade it with `coursekit autograde --student {sub.student} "
+              f"--lab {sub.lab}`")
+    outcome.reasons.append(reason)
+    outcome.cells = score_notebook(context.source, None, None, seed_of=grader.seeds(),
+                                   zero_reason=reason)
+    import time
+    outcome.graded_at = time.time()
+    return Result(outcome, None, None, workers[-1] if workers else "no worker")
