@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@bash autograder/install_sandbox.sh || echo "WARNING: sandbox tools missing; grading will say so loudly"
+	@bash autograder/install_browser.sh || echo "WARNING: chromium missing; the browser test (tests/ui) will be skipped"
+	@bash autograder/install_postgres.sh || echo "WARNING: PostgreSQL missing; its gradebook tests will be skipped"
 	@touch $(STAMP)
 
 demo: $(STAMP)
