@@ -45,12 +45,17 @@ EXIT_CHANNEL_TAMPERED = 86
 _REFUSED_FROM_STUDENT = (
     "ctypes.", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
     "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn",
-    "_thread.start_new_thread",
+    "os.fork", "os.forkpty", "_thread.start_new_thread",
 )
+_FORK_EXEC = getattr(sys.modules.get("_posixsubprocess") or __import__("_posixsubprocess"),
+                     "fork_exec", None)
 _INFO_LIMIT = 400   # informational lines per kernel: the TA's log, not a flood
 _STARTS = str.startswith  # never a str subclass's own startswith (see student_above)
+# A forked process inherits the hook, the profile function and the pipe: it is watched. Still,
+# only library code forks (DataLoader workers, coursekit.distributed's ranks): student code that
+# forks is refused, like every other way of starting a process.
 _SPAWNING = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
-             "pty.spawn")
+             "pty.spawn", "os.fork", "os.forkpty")
 # The same forbidden call from the same student file is reported at most once per REPORT_S:
 # a training loop must not flood the pipe. The grader leaves a gap longer than this before
 # and after every check it drives, so the first such call inside a check is always reported.
@@ -167,7 +172,8 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                 _drive=drive_code, _threading=threading, _write=write, _above=student_above,
                 _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
                 _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
-                _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched):
+                _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched,
+                _fork_exec=_FORK_EXEC):
         try:
             if event == "call":
                 # Most calls are into modules that hold no target: known by their globals
@@ -207,6 +213,11 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                             if where:
                                 _report(pattern + " from " + where)
             elif event == "c_call":
+                if arg is _fork_exec and _above(frame):
+                    # multiprocessing's spawn and forkserver start a new interpreter with no
+                    # audit event, and no monitor in it: not refused, but never unnoticed.
+                    _write("tamper", "started a program the monitor cannot follow "
+                                     "(multiprocessing spawn or forkserver)")
                 # A C function counts when student code calls it itself; one that a library
                 # calls is reached through the library's Python code, which is watched above.
                 # (Checking only the caller keeps the cost of torch-heavy code down.)
