@@ -14,12 +14,17 @@ answers and outputs in a tracked file, and the next pull would conflict. So stud
 
 ``work/.fetched.json`` records, per lab, the SHA-256 of every file as the release gave it:
 that is how a file the student changed is told from one they did not.
+
+A student who worked in ``notebooks/`` before (git shows the release file modified) has their
+work there: it is copied as theirs, never recorded as the release, and the report says how to
+give ``notebooks/`` back to git.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -46,11 +51,23 @@ class Fetched:
     kept: list[str] = field(default_factory=list)      # changed by the student and by the release
     beside: Path | None = None                         # where the new release went, if kept
     beside_is_new: bool = False
+    edited_release: list[str] = field(default_factory=list)  # git: changed in notebooks/
+    release_folder: Path | None = None
 
     def report(self) -> str:
-        if not (self.copied or self.updated or self.kept):
-            return f"✓ {self.lab}: {self.folder}/ is up to date with the release"
         lines = []
+        if self.edited_release:
+            copied = all(name in self.copied for name in self.edited_release)
+            lines += [
+                f"! {self.lab}: you have changed {', '.join(self.edited_release)} in "
+                f"{self.release_folder}/ itself (git shows it modified), so `git pull` may "
+                f"conflict. " + (f"Your version is now in {self.folder}/: work there." if copied
+                                 else f"Your copy in {self.folder}/ is left as it is; compare "
+                                      f"the two and keep what you need there."),
+                f"  Then give the release back to git: git checkout -- {self.release_folder}/"]
+        if not (self.copied or self.updated or self.kept):
+            return "\n".join(lines + [
+                f"✓ {self.lab}: {self.folder}/ is up to date with the release"])
         if self.copied:
             lines.append(f"✓ {self.lab}: copied to {self.folder}/: {', '.join(self.copied)}")
         if self.updated:
@@ -107,6 +124,17 @@ def _save_state(work: Path, state: dict) -> None:
     tmp.replace(work / STATE)
 
 
+def _changed_in_git(folder: Path) -> set[str]:
+    """Files under ``folder`` (relative to it) that git says differ from the last commit;
+    empty where git or a repository is missing."""
+    try:
+        run = subprocess.run(["git", "ls-files", "--modified", "-z", "--", "."], cwd=folder,
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return set(filter(None, run.stdout.split("\0"))) if run.returncode == 0 else set()
+
+
 def _copy(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
@@ -143,11 +171,20 @@ def fetch_lab(course: Course, lab: Lab, *, today: date | None = None) -> Fetched
     state = _load_state(work)
     fetched_before: dict[str, str] = state.get(lab.id, {})
     release = _files(source)
-    done = Fetched(lab.id, folder.relative_to(course.root))
+    done = Fetched(lab.id, folder.relative_to(course.root),
+                   release_folder=source.relative_to(course.root))
     recorded: dict[str, str] = {}
+    # In the instructor's tree (solutions/ is there) a changed release is a new release.
+    edited = set() if course.source_notebook(lab).exists() else _changed_in_git(source)
     for name, path in release.items():
         new = _digest(path)
         target = folder / name
+        if name in edited:  # the student's work, not the release: never recorded as one
+            done.edited_release.append(name)
+            if not target.exists():
+                _copy(path, target)
+                done.copied.append(name)
+            continue
         if not target.exists():
             _copy(path, target)
             done.copied.append(name)

@@ -5,7 +5,7 @@ any backward) and records, at every node of the graph, the gradient that arrived
 sum of what the nodes using its output sent) and the gradient it sent to each of its inputs.
 In JupyterLab it is a widget: the graph with the current node outlined, what that node
 received and sent, and buttons to step through the pass ("Next node ▶", "◀ Previous node",
-"⏮ First node"). Where no one can click (nbval, nbgrader, a script; see
+"◀◀ First node"). Where no one can click (nbval, nbgrader, a script; see
 :func:`coursekit.viz.display.interactive`) it shows the whole pass at once: the graph with
 every node's gradient, and the steps as text.
 
@@ -318,7 +318,7 @@ class BackwardStepper:
             import ipywidgets as w
 
             buttons = {
-                "first": w.Button(description="⏮ First node", tooltip="back to the root"),
+                "first": w.Button(description="◀◀ First node", tooltip="back to the root"),
                 "previous": w.Button(description="◀ Previous node",
                                      tooltip="the node the engine ran before this one"),
                 "next": w.Button(description="Next node ▶", button_style="primary",

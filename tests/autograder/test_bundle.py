@@ -55,6 +55,21 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True,
                          text=True, timeout=300)
     assert "FAILED AS EXPECTED" in run.stdout, run.stdout + run.stderr
+    # Students work on copies in work/, which the class repository ignores and `make lab`
+    # fills; lab02's backward stepper (torch's engine) runs before lab02 is revealed.
+    assert "/work/" in (out / ".gitignore").read_text().splitlines()
+    assert "coursekit fetch --all\n\t.venv/bin/jupyter lab work/" in (out / "Makefile").read_text()
+    fetched = subprocess.run([sys.executable, "-m", "coursekit.cli", "fetch", "lab02"], cwd=out,
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    lab02 = Path("lab02_autograd") / "lab02_autograd.ipynb"
+    assert (out / "work" / lab02).read_bytes() == (out / "notebooks" / lab02).read_bytes()
+    stepper = ("import torch\nfrom coursekit.viz import BackwardStepper\n"
+               "a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\nb = a + a\n"
+               "print(BackwardStepper((b + b).sum()).steps[-1].received)\n")
+    run = subprocess.run([sys.executable, "-c", stepper], cwd=out, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert "[4. 4. 4.]" in run.stdout, run.stdout + run.stderr
 
 
 def test_builds_on_must_name_an_earlier_lab(tmp_path):

@@ -103,6 +103,42 @@ def test_a_later_release_never_conflicts_with_a_students_edited_copy(fixture_cou
     assert git(student, "status", "--porcelain").stdout == ""
 
 
+def test_work_done_in_the_release_itself_moves_to_work_and_git_gets_the_release_back(
+        fixture_course, tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    # The class repository as `coursekit bundle` makes it: the releases, no solutions/.
+    class_repo = tmp_path / "class"
+    shutil.copytree(fixture_course.root, class_repo, ignore=shutil.ignore_patterns("solutions"))
+    shutil.copy(REPO / ".gitignore", class_repo / ".gitignore")
+    git(class_repo, "init", "-q", "-b", "main")
+    git(class_repo, "add", ".")
+    assert git(class_repo, "commit", "-q", "-m", "labfx").returncode == 0
+    student = tmp_path / "student"
+    assert git(tmp_path, "clone", "-q", str(class_repo), str(student)).returncode == 0
+    in_release = student / "notebooks" / "labfx" / "labfx.ipynb"
+    answer(in_release, "# answered in notebooks/, before fetch existed")
+    mine = in_release.read_bytes()
+
+    run = coursekit(student, "fetch", "--all")
+    assert run.returncode == 0, run.stderr
+    assert "Your version is now in work/labfx/" in run.stdout
+    assert "git checkout -- notebooks/labfx/" in run.stdout
+    copy = student / "work" / "labfx" / "labfx.ipynb"
+    assert copy.read_bytes() == mine
+    assert git(student, "checkout", "--", "notebooks/labfx/").returncode == 0
+
+    released = class_repo / "notebooks" / "labfx" / "labfx.ipynb"
+    nb = nbformat.read(released, as_version=4)
+    nb.cells[0].source += "\n\nSecond release."
+    nbformat.write(nb, released)
+    git(class_repo, "commit", "-q", "-am", "labfx again")
+    assert git(student, "pull", "-q", "--no-rebase").returncode == 0
+    again = coursekit(student, "fetch", "labfx")
+    assert copy.read_bytes() == mine  # recorded as the student's work, so never replaced
+    assert "Your work is kept as it is" in again.stdout and "git checkout" not in again.stdout
+
+
 @pytest.fixture
 def course(fixture_course) -> manifest.Course:
     return fixture_course
@@ -185,22 +221,3 @@ def test_make_lab_fetches_then_opens_work():
     assert recipe.index("coursekit fetch --all") < recipe.index("jupyter lab work/")
     assert "/work/" in (REPO / ".gitignore").read_text().splitlines()
 
-
-def test_the_student_bundle_ignores_work_and_make_lab_fetches_there(tmp_path):
-    from autograder.bundle import build_bundle
-    out = tmp_path / "students"
-    course = manifest.load_course(REPO)
-    build_bundle(course, out, labs=course.select(["lab00_setup", "lab01_graphs"]),
-                 today=date(2000, 1, 1))
-    assert "/work/" in (out / ".gitignore").read_text().splitlines()
-    makefile = (out / "Makefile").read_text()
-    recipe = makefile.split("\nlab:", 1)[1]
-    assert recipe.index("coursekit fetch --all") < recipe.index("jupyter lab work/")
-    assert "coursekit validate work/lab01_graphs/lab01_graphs.ipynb" in (out / "README.md").read_text()
-    run = subprocess.run([sys.executable, "-m", "coursekit.cli", "fetch", "--all"], cwd=out,
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(out)})
-    assert run.returncode == 0, run.stdout + run.stderr
-    for lab in ("lab00_setup", "lab01_graphs"):
-        assert (out / "work" / lab / f"{lab}.ipynb").read_bytes() == (
-            out / "notebooks" / lab / f"{lab}.ipynb").read_bytes()
