@@ -64,8 +64,8 @@ def digits_cnn(*, weights: DigitsCNN_Weights | None = None, num_classes: int | N
         weights: ``None`` or a member of :class:`DigitsCNN_Weights`.
         num_classes: outputs of ``fc``; with weights it must match their categories.
     """
+    weights = DigitsCNN_Weights.verify(weights)
     if weights is not None:
-        weights = DigitsCNN_Weights(weights)
         categories = len(weights.meta["categories"])
         if num_classes not in (None, categories):
             raise ValueError(f"the weights {weights!r} have {categories} classes, not "

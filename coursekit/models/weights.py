@@ -36,6 +36,18 @@ class Weights:
 class WeightsEnum(Enum):
     """Base class of an enum of :class:`Weights` (as ``torchvision.models.WeightsEnum``)."""
 
+    @classmethod
+    def verify(cls, weights: Any) -> "WeightsEnum | None":
+        """``None``, a member, or a member's name (``"DIGITS_0_4"``) as the member."""
+        if weights is None or isinstance(weights, cls):
+            return weights
+        if isinstance(weights, str):
+            name = weights.removeprefix(cls.__name__ + ".")
+            if name in cls.__members__:
+                return cls[name]
+        raise ValueError(f"weights must be None or one of {list(cls.__members__)} of "
+                         f"{cls.__name__}, got {weights!r}")
+
     @property
     def path(self) -> Path:
         return Path(__file__).resolve().parent / self.value.file

@@ -19,6 +19,9 @@ def test_the_shipped_file_is_the_one_the_meta_describes():
     assert sum(p.numel() for p in model.parameters()) == WEIGHTS.meta["num_params"]
     assert model.fc.out_features == len(WEIGHTS.meta["categories"])
     assert DigitsCNN_Weights.DEFAULT is WEIGHTS
+    assert DigitsCNN_Weights.verify("DIGITS_0_4") is WEIGHTS is DigitsCNN_Weights.verify(WEIGHTS)
+    with pytest.raises(ValueError, match="DIGITS_0_4"):
+        DigitsCNN_Weights.verify("IMAGENET1K_V1")
     assert WEIGHTS.meta["recipe"] == recipe.__name__
 
 
