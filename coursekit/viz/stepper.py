@@ -352,11 +352,25 @@ class BackwardStepper:
         ui["first"].disabled = ui["previous"].disabled = self.position == 0
         ui["next"].disabled = self.position == len(self.steps) - 1
 
+    def mimebundle(self) -> dict[str, Any]:
+        """The widget's display data, with the whole pass as a PNG and as text beside it.
+
+        JupyterLab shows the widget. Where the widget's state was not saved with the
+        notebook, nbconvert (feedback pages, HTML exports) shows the PNG instead, and an
+        untrusted notebook in JupyterLab shows it too.
+        """
+        from base64 import b64encode
+
+        bundle = dict(self.widget()._repr_mimebundle_())
+        bundle["image/png"] = b64encode(self.png()).decode("ascii")
+        bundle["text/plain"] = self.text()
+        return bundle
+
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         if interactive():
-            display(self.widget())
+            display(self.mimebundle(), raw=True)
         else:  # no one to click: the whole pass, as a picture and as text
             show_png(self.png())
             print(self.text())

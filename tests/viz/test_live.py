@@ -107,7 +107,7 @@ def test_a_jupyterlab_request_gets_the_widget_and_a_plot_redrawn_in_place(tmp_pa
         errors = [m["content"] for m in stepper if m["msg_type"] == "error"]
         assert not errors, errors
         shown = [m["content"]["data"] for m in stepper if m["msg_type"] == "display_data"]
-        assert len(shown) == 1 and WIDGET in shown[0]
+        assert len(shown) == 1 and WIDGET in shown[0] and "image/png" in shown[0]
         training = _run_as_jupyterlab(client, TRAINING)
         kinds = [m["msg_type"] for m in training
                  if m["msg_type"] in ("display_data", "update_display_data", "stream")]

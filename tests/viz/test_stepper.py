@@ -160,3 +160,18 @@ def test_the_text_names_every_step_in_order():
     positions = [text.index(f"Step {i} of {len(stepper.steps)}") for i in range(1, 8)]
     assert positions == sorted(positions)
     assert "adds them up" in text and "added into the leaf's .grad" in text
+
+
+def test_a_saved_stepper_without_widget_state_exports_as_its_picture():
+    """What a TA's HTML view (nbconvert) shows of a notebook saved from JupyterLab, where the
+    widget's state is not saved: the whole pass as a PNG, not an empty widget."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    stepper = BackwardStepper(expression(torch)[2])
+    bundle = stepper.mimebundle()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    cell = nbformat.v4.new_code_cell("BackwardStepper(loss)", outputs=[
+        nbformat.v4.new_output("display_data", data=bundle)])
+    html, _ = HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=[cell]))
+    assert f"data:image/png;base64,{bundle['image/png'][:64]}" in html
