@@ -87,6 +87,7 @@ def launch(fn: Callable[..., Any], world_size: int, *args: Any,
     Raises:
         RankFailed: a rank raised (its error and traceback are in the message), died, or did
             not finish within ``timeout``.
+        NotImplementedError: a rank ran an exercise's stub.
     """
     results = run_ranks(fn, world_size, args, kwargs, timeout=timeout)
     if echo:
@@ -96,6 +97,10 @@ def launch(fn: Callable[..., Any], world_size: int, *args: Any,
     failed = [r for r in results if r.error]
     if failed:
         first = min(failed, key=_secondary)  # the rank that failed first, not its peers
+        if first.error.startswith("NotImplementedError:"):
+            # An exercise not written yet: said as the notebook's stubs say it.
+            raise NotImplementedError(f"rank {first.rank} of {world_size}: "
+                                      f"{first.error.split(': ', 1)[1]}")
         raise RankFailed(f"rank {first.rank} of {world_size}: {first.error}"
                          + (f"\n{first.details}" if first.details else ""))
     return [r.value for r in results]
