@@ -137,6 +137,11 @@ def _framework_array(value: Any) -> dict | None:
             return {"meta_tensor": list(value.shape), "dtype": str(value.dtype),
                     "device": str(value.device)}
         return _encode_array(value.detach().to("cpu").resolve_conj().numpy())
+    jax = sys.modules.get("jax")
+    if (jax is not None and isinstance(value, jax.Array)
+            and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key)):
+        # A typed PRNG key has no NumPy form; its key data is the value it stands for.
+        return _encode_array(np.asarray(jax.random.key_data(value)))
     # tf.Variable and Keras 3's Variable (model.weights) are not tf.Tensor subclasses.
     for module_name, type_name in (("tensorflow", "Tensor"), ("tensorflow", "Variable"),
                                    ("keras", "Variable"), ("jax", "Array")):
