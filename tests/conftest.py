@@ -5,7 +5,15 @@ travel from the workers in the test reports' user properties."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+# JAX reads XLA_FLAGS once, when first imported: every test process gets two host devices,
+# whichever lab's code imports JAX first (lab08's pmap checks need two; one lab's setup cell
+# run in-process by the mutant harness must not leave the next lab with one).
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                               + " --xla_force_host_platform_device_count=2").strip()
 
 _KILLS: dict[str, list[bool]] = {}
 
