@@ -82,6 +82,11 @@ MUTANTS = {
     return probs, probs.argmax(dim=1)''')),
     ],
     "cosine_restarts": [
+        ("delegates to CosineAnnealingWarmRestarts (forbidden)", _COSINE.format(body='''\
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=base_lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0, T_mult, eta_min)
+    schedule.step(epoch)
+    return optimizer.param_groups[0]["lr"]''')),
         ("ignores T_mult: every cycle lasts T_0 epochs", _COSINE.format(body='''\
     T_cur = epoch % T_0
     return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * T_cur / T_0)) / 2''')),
@@ -124,6 +129,12 @@ MUTANTS = {
     return eta_min + (base_lr - eta_min) * math.cos(math.pi * T_cur / T_i)''')),
     ],
     "ema": [
+        ("delegates to AveragedModel (forbidden)", '''from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+
+def EMAModel(model, decay):
+    return AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
+'''),
         ("no deep copy: the average is the trained model itself", '''class EMAModel(nn.Module):
     """An exponential moving average of a model's parameters and floating-point buffers."""
 
