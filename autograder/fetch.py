@@ -79,10 +79,11 @@ class Fetched:
                 f"! {self.lab}: a new release changed {', '.join(self.kept)}, which you have "
                 f"edited in {self.folder}/. Your work is kept as it is.",
                 f"  The new release {what} beside it, in {self.beside}/.",
-                "  What to do: open both; copy your answers into the new notebook (or the new "
-                "text into yours). Keep working in ONE of the two folders and hand in only that "
-                "one; delete the other when you are done. Grading takes the checks cells from "
-                "the instructor's copy, so both notebooks are graded on the same checks."]
+                f"  What to do: {self.folder}/ stays the notebook you work in and hand "
+                f"in. Open the new release beside it to see what changed, copy into yours "
+                f"what you want (text, given code), then delete {self.beside}/. Grading "
+                f"takes the checks cells from the instructor's copy, so yours is graded on "
+                f"the new checks."]
         return "\n".join(lines)
 
 
@@ -169,7 +170,9 @@ def fetch_lab(course: Course, lab: Lab, *, today: date | None = None) -> Fetched
     folder = work_folder(course, lab)
     folder.mkdir(parents=True, exist_ok=True)
     state = _load_state(work)
-    fetched_before: dict[str, str] = state.get(lab.id, {})
+    fetched_before = state.get(lab.id)
+    if not isinstance(fetched_before, dict):
+        fetched_before = {}
     release = _files(source)
     done = Fetched(lab.id, folder.relative_to(course.root),
                    release_folder=source.relative_to(course.root))

@@ -94,7 +94,7 @@ def test_a_later_release_never_conflicts_with_a_students_edited_copy(fixture_cou
     assert not (beside / ".ipynb_checkpoints").exists()
     assert "Your work is kept as it is" in again.stdout
     assert f"beside it, in work/{beside.name}/" in again.stdout
-    assert "hand in only that one" in again.stdout
+    assert "work/labfx/ stays the notebook you work in and hand in" in again.stdout
 
     third = coursekit(student, "fetch", "labfx")  # nothing new: the same folder is named again
     assert f"still beside it, in work/{beside.name}/" in third.stdout
