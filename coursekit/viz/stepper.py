@@ -65,7 +65,8 @@ def format_gradient(g: np.ndarray | None) -> str:
     """A gradient as the stepper prints it (its values, or a summary when it is large)."""
     if g is None:
         return "None"
-    return np.array2string(np.asarray(g) + 0.0,  # + 0.0 prints -0.0 as 0. precision=4, suppress_small=True, threshold=24,
+    # + 0.0 turns -0.0 into 0.0, which reads better in a gradient
+    return np.array2string(np.asarray(g) + 0.0, precision=4, suppress_small=True, threshold=24,
                            edgeitems=3, max_line_width=88)
 
 
@@ -268,7 +269,8 @@ class BackwardStepper:
         if step.is_leaf and step.received is not None:
             lines.append("  A leaf: this is added into the leaf's .grad.")
         for receiver, k, part in step.sent:
-            lines.append(f"  Its backward rule sends, for its input {k}, to {self._name(receiver)}:")
+            lines.append(f"  Its backward rule sends, for its input {k}, to "
+                         f"{self._name(receiver)}:")
             lines.append(f"    {format_gradient(part)}")
         return "\n".join(lines)
 
