@@ -192,7 +192,7 @@ class BackwardStepper:
         position: the step shown (0 is the root).
 
     Raises:
-        TypeError, ValueError: ``t`` is not a tensor with a graph, or its graph was freed.
+        ValueError: ``t`` is not a tensor with a graph, or its graph was freed.
     """
 
     def __init__(self, t: Any, retain_graph: bool = False) -> None:
