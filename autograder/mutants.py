@@ -24,6 +24,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import linecache
 import sys
 import warnings
 from dataclasses import dataclass
@@ -67,6 +68,14 @@ def _python(source: str) -> str:
     """Cell source as plain Python (``%magics`` and ``!shell`` lines transformed)."""
     from IPython.core.inputtransformer2 import TransformerManager
     return TransformerManager().transform_cell(source)
+
+
+def _run_cell(source: str, filename: str, namespace: dict) -> None:
+    """Run a cell as IPython does: its lines in linecache, so that ``inspect.getsource`` finds
+    the cell's functions (``torch.jit.script`` compiles from their source)."""
+    text = _python(source)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)
 
 
 @dataclass
@@ -125,12 +134,11 @@ class Harness:
                 contextlib.redirect_stderr(io.StringIO()), self._driving(drives, delegated):
             warnings.simplefilter("ignore")
             for cell in self.setup:
-                exec(compile(_python(cell.source), f"<setup {cell.grade_id}>", "exec"), namespace)
+                _run_cell(cell.source, f"<setup {cell.grade_id}>", namespace)
             for cell in earlier + [checks]:
                 text = code if cell.grade_id == answer_id else cell.source
                 try:
-                    exec(compile(_python(text), f"<{cell.role} {cell.grade_id}>", "exec"),
-                         namespace)
+                    _run_cell(text, f"<{cell.role} {cell.grade_id}>", namespace)
                 except Exception:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
                     pass
         return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=delegated,

@@ -1,0 +1,489 @@
+"""Checks for lab06_static_graphs: where a trace goes wrong, a branch-free rewrite, the lecture's
+scripted model, ``torch.export`` with a free batch dimension, a graph that runs in a fresh
+process without the code that built it, and ONNX run by onnxruntime.
+
+References: :func:`coursekit.graphs.trace_disagreements`; ``torch.jit.script``,
+``torch.export`` and ``torch.onnx`` themselves. The models and functions the programs hand to
+the student's code live in :mod:`coursekit.graphs.models` (not under ``coursekit.grading``:
+exporting a model calls its ``forward`` from the student's code).
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..program import Case, EarlierStepFailed, check
+
+# ---------------------------------------------------------------------------------------------
+# references
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_trace_disagreements():
+    from coursekit.graphs import trace_disagreements
+
+    return trace_disagreements
+
+
+def _reference_grow_or_shrink():
+    import torch
+
+    def grow_or_shrink_traceable(x):
+        return torch.where(x.sum() > 0, x * 2.0, x / 2.0 - 1.0)
+
+    return grow_or_shrink_traceable
+
+
+def _reference_w2_model():
+    import torch
+
+    def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
+        w2 = w2a if prev_loss < 5.0 else w2b
+        y_pred = x.mm(w1).clamp(min=0).mm(w2)
+        return (y_pred - y).pow(2).sum()
+
+    return torch.jit.script(w2_model)
+
+
+def _batch_dim():
+    import torch
+
+    return {"x": {0: torch.export.Dim("batch")}}
+
+
+def _reference_export():
+    import torch
+
+    def export_for_inference(model, example):
+        model.eval()
+        return torch.export.export(model, (example,), dynamic_shapes=_batch_dim())
+
+    return export_for_inference
+
+
+def _reference_deploy():
+    import torch
+
+    def save_for_deployment(model, example, path):
+        model.eval()
+        torch.export.save(torch.export.export(model, (example,), dynamic_shapes=_batch_dim()),
+                          path)
+
+    return save_for_deployment
+
+
+def _reference_onnx():
+    import torch
+
+    def export_onnx(model, example, path):
+        # The older exporter: deprecated, but it gives the same graph in a fraction of the
+        # time, and the grader runs this reference for every submission.
+        model.eval()
+        torch.onnx.export(model, (example,), path, input_names=["x"], dynamo=False,
+                          dynamic_axes={"x": {0: "batch"}})
+
+    return export_onnx
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _tensor(array: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def _with_sum_sign(rng, shape: tuple[int, ...], sign: int) -> np.ndarray:
+    """A float64 array of ``shape`` whose sum has the given sign (far from zero)."""
+    values = rng.standard_normal(shape)
+    return values - values.mean() + sign * rng.uniform(0.2, 1.0)
+
+
+def _kind(value: Any) -> str:
+    """The kind of object an answer returned, in words the student can read."""
+    import torch
+
+    if isinstance(value, torch.jit.ScriptFunction):
+        return "a TorchScript function (torch.jit.ScriptFunction)"
+    if isinstance(value, torch.export.ExportedProgram):
+        return "a torch.export.ExportedProgram"
+    return f"a {type(value).__module__}.{type(value).__qualname__}"
+
+
+def _batch_sizes(rng, example_batch: int) -> list[int]:
+    """Batch sizes a deployment sees: one sample, the example's, and a larger one."""
+    return [1, example_batch, int(rng.integers(example_batch + 2, 40))]
+
+
+def _kept(box: dict, key: str, step: str) -> Any:
+    """What an earlier case of the same program stored in ``box`` (a graph, a program)."""
+    if key not in box:
+        raise EarlierStepFailed(f"skipped because an earlier step failed: {step}")
+    return box[key]
+
+
+_EVAL_HINT = ("call model.eval() before exporting: in training mode BatchNorm normalizes with "
+              "the batch's own statistics and dropout is on, and the graph records that")
+_BATCH_HINT = ("make the batch dimension dynamic: dynamic_shapes={'x': {0: "
+               "torch.export.Dim('batch')}}; without it the graph only accepts the example's "
+               "batch size")
+
+# ---------------------------------------------------------------------------------------------
+# lab06.trace_disagreements
+# ---------------------------------------------------------------------------------------------
+
+# (function, what the example looks like, inputs drawn around it)
+_TRACE_CASES = {
+    "grow_or_shrink": "an example with a positive sum",
+    "keep_first_half": "an example of 4 rows",
+    "scale_by_length": "an example of 4 rows",
+    "double_each_row": "an example of 4 rows",
+    "via_numpy": "one example",
+    "repeat_by_max": "an example whose maximum is 2.5",
+    "smooth_gate": "an example of 4 rows",
+}
+
+
+def _trace_inputs(rng, name: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    cols = int(rng.integers(2, 6))
+    if name == "grow_or_shrink":
+        example = _with_sum_sign(rng, (4, cols), +1)
+        inputs = [_with_sum_sign(rng, (int(rng.integers(1, 7)), cols), int(s))
+                  for s in rng.permutation([1, 1, -1, -1, -1])]
+    elif name == "repeat_by_max":   # the loop runs int(max) times: 2 for the example
+        example = rng.uniform(-1, 2.5, (4, cols))
+        example[0, 0] = 2.5
+        inputs = []
+        for top in rng.permutation([2.5, 0.8, 3.7, 5.0]):
+            x = rng.uniform(-1, top, (4, cols))
+            x[0, 0] = top
+            inputs.append(x)
+    else:
+        example = rng.standard_normal((4, cols))
+        rows = [4, 4, int(rng.integers(5, 9)), int(rng.integers(1, 4))]
+        inputs = [rng.standard_normal((r, cols)) for r in rng.permutation(rows)]
+        if name == "via_numpy":
+            inputs.insert(1, example.copy())  # the example itself: the frozen result is right
+    return example, inputs
+
+
+@check("lab06.trace_disagreements", reference=_reference_trace_disagreements,
+       forbid=("coursekit.graphs.tracing",))
+def trace_disagreements_program(impl: Any, rng):
+    """trace_disagreements: which inputs a trace of each function gets wrong."""
+    from coursekit.graphs.models import FUNCTIONS
+
+    for name, description in _TRACE_CASES.items():
+        example, inputs = _trace_inputs(rng, name)
+        yield Case(f"{name}: traced on {description}, tried on {len(inputs)} inputs",
+                   lambda fn=FUNCTIONS[name], e=example, i=inputs: impl(
+                       fn, _tensor(e), [_tensor(x) for x in i]),
+                   hint="trace once, on the example; then compare traced(x) with fn(x) for "
+                        "every input: a traced call that raises, a different shape or "
+                        "values that are not allclose all count as a disagreement (True)")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.grow_or_shrink
+# ---------------------------------------------------------------------------------------------
+
+
+@check("lab06.grow_or_shrink", reference=_reference_grow_or_shrink)
+def grow_or_shrink_program(impl: Any, rng):
+    """grow_or_shrink_traceable: its trace follows the data on both sides of the branch."""
+    import torch
+
+    for sign, side in ((+1, "positive"), (-1, "negative")):
+        cols = int(rng.integers(2, 6))
+        example = _with_sum_sign(rng, (3, cols), sign)
+        inputs = [(s, _with_sum_sign(rng, (int(rng.integers(1, 6)), cols), s))
+                  for s in (int(v) for v in rng.permutation([1, 1, -1, -1]))]
+        box: dict[str, Any] = {}
+
+        def trace(example=example, box=box):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                box["traced"] = torch.jit.trace(impl, _tensor(example))
+            return "traced"
+
+        yield Case(f"torch.jit.trace on an example with a {side} sum", trace,
+                   hint="the function must run on a float64 tensor and return a tensor",
+                   weight=0.5)
+        for k, (s, x) in enumerate(inputs):
+            yield Case(f"traced on a {side} sum, called on input {k} ({x.shape}, sum "
+                       f"{'positive' if s > 0 else 'negative'})",
+                       lambda x=x, box=box: _kept(box, "traced", "torch.jit.trace")(_tensor(x)),
+                       hint="no Python `if` on a tensor's value: compute both results and pick "
+                            "with torch.where(x.sum() > 0, ..., ...), so the choice is an "
+                            "operation the trace records")
+    x = _with_sum_sign(rng, (int(rng.integers(2, 6)), 3), -1)
+    yield Case(f"called eagerly on a negative sum ({x.shape})", lambda: impl(_tensor(x)),
+               hint="keep the function's values: x * 2 when the sum is positive, "
+                    "x / 2 - 1 otherwise")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.w2_model
+# ---------------------------------------------------------------------------------------------
+
+
+def _loss_and_grads(impl, x, y, w1, w2a, w2b, prev_loss):
+    import torch
+
+    leaves = [torch.tensor(w, requires_grad=True) for w in (w1, w2a, w2b)]
+    loss = impl(torch.tensor(x), torch.tensor(y), *leaves, prev_loss)
+    loss.backward()
+    grads = [torch.zeros_like(w) if w.grad is None else w.grad for w in leaves]
+    return (loss.detach(), *grads)
+
+
+@check("lab06.w2_model", reference=_reference_w2_model)
+def w2_model_program(impl: Any, rng):
+    """w2_model: scripted, both branches in the graph, loss and gradients as eager."""
+    probe = [rng.standard_normal(s) for s in ((2, 3), (2, 2), (3, 4), (4, 2), (4, 2))]
+    # Each case calls the function first: an unwritten one says so, whatever the case looks at.
+    yield Case("w2_model is compiled to TorchScript",
+               lambda: (_loss_and_grads(impl, *probe, 1.0), _kind(impl))[1],
+               hint="decorate the function with @torch.jit.script (or assign "
+                    "w2_model = torch.jit.script(...)): a plain Python function is not a graph",
+               weight=0.5)
+    yield Case("its graph holds both branches (a prim::If node)",
+               lambda: (_loss_and_grads(impl, *probe, 1.0), "prim::If" in str(impl.graph))[1],
+               hint="script, do not trace: torch.jit.trace runs one branch and records only "
+                    "that one; torch.jit.script compiles the source, `if` included", weight=0.5)
+    n, d_in, h, d_out = (int(v) for v in rng.integers(2, 7, size=4))
+    x, y = rng.standard_normal((n, d_in)), rng.standard_normal((n, d_out))
+    w1, w2a, w2b = (rng.standard_normal(s) for s in ((d_in, h), (h, d_out), (h, d_out)))
+    for prev_loss in (float(rng.uniform(0, 4.9)), 5.0, float(rng.uniform(5.1, 50))):
+        branch = "w2a" if prev_loss < 5.0 else "w2b"
+        yield Case(f"prev_loss={prev_loss:.3g} (a Python float; uses {branch}): loss and "
+                   f"gradients", lambda p=prev_loss: _loss_and_grads(impl, x, y, w1, w2a, w2b, p),
+                   names=("loss", "grad w1", "grad w2a", "grad w2b"), rtol=1e-9, atol=1e-12,
+                   weight=1 / 3,
+                   hint="use w2a when prev_loss < 5.0, else w2b; TorchScript takes an argument "
+                        "without annotation to be a Tensor, so annotate prev_loss: float to "
+                        "call it with a Python float as the training loop does")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.export_for_inference
+# ---------------------------------------------------------------------------------------------
+
+
+def _batch_is_dynamic(program) -> bool:
+    """Whether the exported graph's first user input has a symbolic first dimension."""
+    import torch
+
+    inputs = [spec.arg.name for spec in program.graph_signature.input_specs
+              if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    (node,) = [n for n in program.graph.nodes if n.op == "placeholder" and n.name == inputs[0]]
+    return isinstance(node.meta["val"].shape[0], torch.SymInt)
+
+
+@check("lab06.export_for_inference", reference=_reference_export)
+def export_program(impl: Any, rng):
+    """export_for_inference: an ExportedProgram in eval mode whose batch size is free."""
+    from coursekit.graphs.models import random_model
+
+    for kind in ("batchnorm_mlp", "residual_mlp"):
+        model, features = random_model(kind, rng)
+        batch = int(rng.integers(2, 6))
+        example = rng.standard_normal((batch, features)).astype(np.float32)
+        sizes = _batch_sizes(rng, batch)
+        inputs = [rng.standard_normal((b, features)).astype(np.float32) for b in sizes]
+        box: dict[str, Any] = {}
+
+        def export(model=model, example=example, box=box):
+            box["program"] = impl(model, _tensor(example))
+            return _kind(box["program"])
+
+        yield Case(f"{kind}: export on a batch of {batch} returns an ExportedProgram", export,
+                   hint="return torch.export.export(model, (example,), dynamic_shapes=...)")
+        yield Case(f"{kind}: the batch dimension of the graph's input is symbolic",
+                   lambda box=box: _batch_is_dynamic(_kept(box, "program", "export")),
+                   hint=_BATCH_HINT)
+        for b, x in zip(sizes, inputs):
+            yield Case(f"{kind}: program.module() on a batch of {b}",
+                       lambda x=x, box=box: _kept(box, "program", "export").module()(
+                           _tensor(x)).detach(),
+                       hint=_BATCH_HINT if b != batch else _EVAL_HINT)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.save_for_deployment
+# ---------------------------------------------------------------------------------------------
+
+
+def _saved_and_run(impl, model, example, inputs) -> list[np.ndarray]:
+    from coursekit.graphs import run_in_fresh_process
+
+    with tempfile.TemporaryDirectory(prefix="lab06-deploy-") as folder:
+        path = Path(folder) / "model.pt2"
+        impl(model, _tensor(example), str(path))
+        return run_in_fresh_process(path, inputs)
+
+
+@check("lab06.save_for_deployment", reference=_reference_deploy)
+def deploy_program(impl: Any, rng):
+    """save_for_deployment: a file a fresh process without the model's class can run."""
+    from coursekit.graphs.models import random_model
+
+    model, features = random_model("batchnorm_mlp", rng)
+    batch = int(rng.integers(2, 6))
+    example = rng.standard_normal((batch, features)).astype(np.float32)
+    sizes = _batch_sizes(rng, batch)
+    inputs = [rng.standard_normal((b, features)).astype(np.float32) for b in sizes]
+    yield Case(f"saved, then loaded and run in a fresh Python process on batches of "
+               f"{', '.join(map(str, sizes))}", lambda: _saved_and_run(impl, model, example, inputs),
+               names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-6,
+               hint="the fresh process has torch but not your code: it loads the file with "
+                    "torch.export.load (or torch.jit.load). Save a graph with "
+                    "torch.export.save(torch.export.export(...), path), in eval mode, with a "
+                    "dynamic batch dimension; torch.save of the model or its state_dict is a "
+                    "checkpoint, which needs the class to load")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.export_onnx
+# ---------------------------------------------------------------------------------------------
+
+
+def _onnx_outputs(impl, model, example, inputs) -> list[np.ndarray]:
+    import onnxruntime
+
+    with tempfile.TemporaryDirectory(prefix="lab06-onnx-") as folder:
+        path = str(Path(folder) / "model.onnx")
+        impl(model, _tensor(example), path)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        name = session.get_inputs()[0].name
+        return [session.run(None, {name: x})[0] for x in inputs]
+
+
+@check("lab06.export_onnx", reference=_reference_onnx)
+def onnx_program(impl: Any, rng):
+    """export_onnx: onnxruntime runs the file and matches eager PyTorch to 1e-5, any batch."""
+    from coursekit.graphs.models import MODELS, random_model
+
+    kind = sorted(MODELS)[int(rng.integers(len(MODELS)))]
+    model, features = random_model(kind, rng)
+    batch = int(rng.integers(2, 6))
+    example = rng.standard_normal((batch, features)).astype(np.float32)
+    sizes = _batch_sizes(rng, batch)
+    inputs = [rng.standard_normal((b, features)).astype(np.float32) for b in sizes]
+    yield Case(f"{kind}: onnxruntime on batches of {', '.join(map(str, sizes))}",
+               lambda: _onnx_outputs(impl, model, example, inputs),
+               names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-5,
+               hint="torch.onnx.export(model, (example,), path, dynamo=True, "
+                    "dynamic_shapes=...) after model.eval(); the batch dimension must be "
+                    "dynamic (with the older exporter, dynamo=False, that is dynamic_axes, keyed "
+                    "by a name given in input_names)")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.checkpoint
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_checkpoint():
+    import torch
+
+    def save_checkpoint(path, model, optimizer, scheduler):
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "rng": torch.get_rng_state()}, path)
+
+    def load_checkpoint(path, model, optimizer, scheduler):
+        state = torch.load(path)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["rng"])
+
+    return {"save_checkpoint": save_checkpoint, "load_checkpoint": load_checkpoint}
+
+
+def _training(seed: int, features: int, optimizer_kind: str):
+    """A model with dropout, its optimizer and a step schedule, all made from ``seed``."""
+    import torch
+
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(features, 8), torch.nn.Dropout(0.3),
+                                torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    if optimizer_kind == "sgd":
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    else:
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
+    return model, optimizer, scheduler
+
+
+def _steps(model, optimizer, scheduler, count: int, features: int) -> None:
+    """``count`` training steps; each batch and each dropout mask come from torch's generator."""
+    import torch
+
+    for _ in range(count):
+        x, y = torch.randn(8, features), torch.randn(8, 1)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+
+
+def _parameters(model) -> list:
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def _resume(impl, seed: int, features: int, kind: str, total: int, stop: int):
+    """Train ``total`` steps straight; then ``stop`` steps, save, build everything anew from
+    another seed, load, and train the rest. Returns the resumed run's parameters and learning
+    rate, and whether it equals the straight run bit for bit."""
+    import torch
+
+    model, optimizer, scheduler = _training(seed, features, kind)
+    _steps(model, optimizer, scheduler, total, features)
+    straight = _parameters(model)
+    with tempfile.TemporaryDirectory(prefix="lab06-checkpoint-") as folder:
+        path = str(Path(folder) / "checkpoint.pt")
+        model, optimizer, scheduler = _training(seed, features, kind)
+        _steps(model, optimizer, scheduler, stop, features)
+        impl["save_checkpoint"](path, model, optimizer, scheduler)
+        # Another process would start from other weights and another generator state.
+        model, optimizer, scheduler = _training(seed + 1, features, kind)
+        torch.randn(int(seed % 7) + 1)
+        impl["load_checkpoint"](path, model, optimizer, scheduler)
+        _steps(model, optimizer, scheduler, total - stop, features)
+    resumed = _parameters(model)
+    return (resumed, optimizer.param_groups[0]["lr"],
+            all(torch.equal(a, b) for a, b in zip(resumed, straight)))
+
+
+@check("lab06.checkpoint", reference=_reference_checkpoint)
+def checkpoint_program(impl: Any, rng):
+    """save_checkpoint / load_checkpoint: a resumed run equals the uninterrupted one."""
+    for kind in ("sgd", "adam"):
+        seed, features = int(rng.integers(0, 2**31 - 8)), int(rng.integers(2, 6))
+        total = int(rng.integers(6, 10))
+        # Not a multiple of the schedule's step: a scheduler that starts counting again from
+        # the restart then decays at other steps than the uninterrupted run.
+        stop = int(rng.choice([s for s in range(2, total - 1) if s % 3]))
+        yield Case(f"{kind} with momentum state, StepLR and dropout: {total} steps, "
+                   f"interrupted after {stop}",
+                   lambda s=seed, f=features, k=kind, t=total, p=stop: _resume(impl, s, f, k, t, p),
+                   names=("parameters after resuming", "learning rate after resuming",
+                          "resumed run equals the uninterrupted one bit for bit"),
+                   rtol=1e-6, atol=1e-7,
+                   hint="save and restore all four: model.state_dict(), optimizer.state_dict() "
+                        "(momentum, Adam's moments and step count), scheduler.state_dict() "
+                        "(its epoch, hence the learning rate) and torch.get_rng_state() (the "
+                        "next batches and dropout masks); load them into the objects given")
