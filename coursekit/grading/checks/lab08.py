@@ -223,9 +223,11 @@ def per_example_grads_program(impl: Any, rng):
     for n, d, h, jitted in shapes:
         params, x, y = _draw_problem(rng, n, d, h)
         call = "jax.jit(per_example_grads)" if jitted else "per_example_grads"
-        yield Case(f"{call} on N={n} examples, D={d} inputs, H={h} hidden units",
-                   lambda p=params, x=x, y=y, j=jitted: (_jitted if j else
-                                                         lambda f, *a: f(*a))(impl, *_jax(p, x, y)),
+
+        def observe(params=params, x=x, y=y, jitted=jitted):
+            return _jitted(impl, *_jax(params, x, y)) if jitted else impl(*_jax(params, x, y))
+
+        yield Case(f"{call} on N={n} examples, D={d} inputs, H={h} hidden units", observe,
                    hint=(_PER_EXAMPLE_HINT if not jitted else
                          "the function must be traceable: no float(), .item() or NumPy on "
                          "traced values, and no Python branch on them; " + _PER_EXAMPLE_HINT),
@@ -250,8 +252,9 @@ _RANDOM_STATE = ("numpy.random", "random", "torch")
        forbid=_RANDOM_STATE)
 def init_params_program(impl: Any, rng):
     """init_params: one split, one key per weight matrix, reproducible from the key."""
-    for trial in range(2):
-        seed, d_in, hidden = int(rng.integers(0, 2**31)), int(rng.integers(2, 7)), int(rng.integers(2, 9))
+    for _ in range(2):
+        seed, d_in, hidden = (int(rng.integers(0, 2**31)), int(rng.integers(2, 7)),
+                              int(rng.integers(2, 9)))
 
         def values(seed=seed, d_in=d_in, hidden=hidden):
             import jax
@@ -260,7 +263,8 @@ def init_params_program(impl: Any, rng):
 
         yield Case(f"init_params(jax.random.key({seed}), d_in={d_in}, hidden={hidden})", values,
                    hint=_INIT_HINT, rtol=1e-6, atol=1e-7)
-    seed, d_in, hidden = int(rng.integers(0, 2**31)), int(rng.integers(2, 7)), int(rng.integers(2, 9))
+    seed, d_in, hidden = (int(rng.integers(0, 2**31)), int(rng.integers(2, 7)),
+                          int(rng.integers(2, 9)))
 
     def legacy_key():
         import jax
@@ -279,15 +283,14 @@ def init_params_program(impl: Any, rng):
         return {"the same key gives the same parameters": all(
             np.array_equal(np.asarray(first[k]), np.asarray(again[k])) for k in first)}
 
-    yield Case("the same key gives the same parameters", properties,
-               hint=_INIT_HINT)
+    yield Case("the same key gives the same parameters", properties, hint=_INIT_HINT)
 
 
 @check("lab08.dropout_masks", reference=lambda: _reference_prng()["dropout_masks"],
        forbid=_RANDOM_STATE)
 def dropout_masks_program(impl: Any, rng):
     """dropout_masks: a fresh key every step, split from the carried key."""
-    for trial in range(2):
+    for _ in range(2):
         seed, steps = int(rng.integers(0, 2**31)), int(rng.integers(2, 6))
         shape = (int(rng.integers(2, 6)), int(rng.integers(2, 6)))
         keep = float(rng.choice([0.5, 0.8, 0.9]))
