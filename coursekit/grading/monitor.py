@@ -173,7 +173,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                 _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
                 _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
                 _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched,
-                _fork_exec=_FORK_EXEC):
+                _fork_exec=_FORK_EXEC, _origin=sealed["_origin"]):
         try:
             if event == "call":
                 # Most calls are into modules that hold no target: known by their globals
@@ -213,11 +213,14 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                             if where:
                                 _report(pattern + " from " + where)
             elif event == "c_call":
-                if arg is _fork_exec and _above(frame):
+                if arg is _fork_exec:
                     # multiprocessing's spawn and forkserver start a new interpreter with no
-                    # audit event, and no monitor in it: not refused, but never unnoticed.
-                    _write("tamper", "started a program the monitor cannot follow "
-                                     "(multiprocessing spawn or forkserver)")
+                    # audit event, and no monitor in it: not refused, but never unnoticed when
+                    # student code asked for it (judged as the audit hook judges new programs).
+                    origin = _origin(frame)
+                    if origin is not None and not _starts(origin.f_code.co_filename, _lib):
+                        _write("tamper", "started a program the monitor cannot follow "
+                                         "(multiprocessing spawn or forkserver)")
                 # A C function counts when student code calls it itself; one that a library
                 # calls is reached through the library's Python code, which is watched above.
                 # (Checking only the caller keeps the cost of torch-heavy code down.)
