@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import hashlib
 import io
+import logging
 import os
 import shutil
 import tempfile
@@ -73,6 +74,7 @@ class Result:
     graded_notebook: bytes | None
     grader_error: bytes | None
     worker: str
+    lost_attempts: list[str] = dataclasses.field(default_factory=list)  # workers that died
 
 
 def job_of(sub: Submission) -> Job:
@@ -140,17 +142,23 @@ def _targets(context, check_path: tuple[Path, ...]) -> list[dict]:
 def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_cells: bool,
               no_sandbox: bool) -> Result:
     """Run on a worker: grade one submission in a scratch copy of the course."""
-    from distributed import get_worker
+    from distributed import get_client, get_worker
 
     from . import sandbox
     from .autograde import Grader
 
+    name, lost = f"pid {os.getpid()}", []
     try:
         worker = get_worker()
-        name = f"{worker.address} (pid {os.getpid()})"
-        worker.log_event(ATTEMPT_TOPIC, {"key": job.key, "worker": name})
     except ValueError:   # not on a worker (a test calling it directly)
-        name = f"pid {os.getpid()}"
+        worker = None
+    if worker is not None:
+        # Earlier attempts at this submission logged themselves before they were lost; asked
+        # here, not by the instructor's process, so none is missed by a race with the result.
+        name = f"{worker.address} (pid {os.getpid()})"
+        lost = [event["grader"] for _, event in get_client().get_events(ATTEMPT_TOPIC)
+                if isinstance(event, dict) and event.get("key") == job.key]
+        worker.log_event(ATTEMPT_TOPIC, {"key": job.key, "grader": name})
     root = _scratch(course.name)
     here = dataclasses.replace(course, root=root, check_path=_unpack_check_path(
         root, checks, len(course.check_path)))
@@ -179,7 +187,7 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
     error = here.autograded_dir / job.student / job.lab / "grader-error.txt"
     result = Result(outcome,
                     graded.read_bytes() if graded is not None and graded.is_file() else None,
-                    error.read_bytes() if error.is_file() else None, name)
+                    error.read_bytes() if error.is_file() else None, name, lost)
     shutil.rmtree(here.autograded_dir / job.student / job.lab, ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
     return result
@@ -217,14 +225,32 @@ def _store_files(course: Course, result: Result) -> None:
 
 
 def _attempts(client, key: str) -> list[str]:
-    return [event["worker"] for _, event in client.get_events(ATTEMPT_TOPIC)
+    return [event["grader"] for _, event in client.get_events(ATTEMPT_TOPIC)
             if isinstance(event, dict) and event.get("key") == key]
+
+
+def _same(value):
+    return value
 
 
 def grade_on_cluster(address: str, grader, submissions: list[Submission], contexts: dict,
                      *, on_done, no_sandbox: bool = False, log=print) -> list[Outcome]:
     """Grade ``submissions`` on the cluster at ``address``; ``on_done`` stores each outcome
     here as it arrives (the same callback a local run uses)."""
+    # Dask logs its own reconnect attempts with tracebacks; this process says what happened in
+    # one message instead (ClusterError), so the instructor sees no wall of text.
+    # Dask's configuration gives some of its loggers levels of their own, and its client
+    # thread may still log after this returns: they stay quiet for the rest of the process.
+    import distributed  # noqa: F401 — sets up its loggers first
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    return _grade_on_cluster(address, grader, submissions, contexts, on_done=on_done,
+                             no_sandbox=no_sandbox, log=log)
+
+
+def _grade_on_cluster(address: str, grader, submissions: list[Submission], contexts: dict,
+                      *, on_done, no_sandbox: bool, log) -> list[Outcome]:
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
@@ -234,10 +260,12 @@ def grade_on_cluster(address: str, grader, submissions: list[Submission], contex
         workers = client.scheduler_info(n_workers=-1).get("workers", {})
         log(f"cluster: {address}, {len(workers)} worker(s), "
             f"{sum(w.get('nthreads', 1) for w in workers.values())} thread(s)")
-        shared = {lab: client.scatter(context, broadcast=False, hash=False)
+        # Sent once, as tasks that return them rather than scattered data: a scattered value
+        # dies with the worker holding it, a task's result is recomputed from the scheduler.
+        shared = {lab: client.submit(_same, context, pure=False)
                   for lab, context in contexts.items()}
         course, overrides = grader.course, grader.overrides
-        checks = client.scatter(pack_check_path(course), broadcast=False, hash=False)
+        checks = client.submit(_same, pack_check_path(course), pure=False)
         futures = {}
         for sub in submissions:
             job = job_of(sub)
@@ -257,11 +285,11 @@ def grade_on_cluster(address: str, grader, submissions: list[Submission], contex
                         f"same command again: it grades only what is not graded yet.") from None
                 except Exception as error:  # noqa: BLE001 — KilledWorker, a lost worker
                     result = _lost(grader, sub, contexts[sub.lab], error, client, job.key)
-                lost = _attempts(client, job.key)[:-1]
-                if lost:
+                if result.lost_attempts:
                     result.outcome.reasons.append(
-                        f"graded on {result.worker} after {len(lost)} attempt(s) on "
-                        f"{', '.join(lost)} were lost (the worker died); retried by the cluster")
+                        f"graded on {result.worker} after {len(result.lost_attempts)} "
+                        f"attempt(s) on {', '.join(result.lost_attempts)} were lost (the "
+                        f"worker died); retried by the cluster")
                 _store_files(course, result)
                 on_done(result.outcome)
                 outcomes.append(result.outcome)
