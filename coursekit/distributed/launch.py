@@ -120,6 +120,9 @@ def run_ranks(fn: Callable[..., Any], world_size: int, args: tuple = (), kwargs:
     (a rank that did not report is an error of its own), and never raises for a rank."""
     import torch.distributed as dist
 
+    if not hasattr(os, "fork"):
+        raise RuntimeError("coursekit.distributed.launch forks its ranks, and this platform "
+                           "has no fork (Windows): run the lab on Linux or macOS, or in WSL")
     if not 1 <= int(world_size) <= 16:
         raise ValueError(f"world_size must be between 1 and 16, got {world_size!r}")
     kwargs = kwargs or {}
