@@ -118,8 +118,6 @@ def run_ranks(fn: Callable[..., Any], world_size: int, args: tuple = (), kwargs:
               *, timeout: float = DEFAULT_TIMEOUT_S) -> list[RankResult]:
     """Like :func:`launch`, but returns every rank's :class:`RankResult`, failures included
     (a rank that did not report is an error of its own), and never raises for a rank."""
-    import torch.distributed as dist
-
     if not hasattr(os, "fork"):
         raise RuntimeError("coursekit.distributed.launch forks its ranks, and this platform "
                            "has no fork (Windows): run the lab on Linux or macOS, or in WSL")
@@ -164,6 +162,7 @@ def _import_lazy_modules() -> None:
     it anew in every rank of every launch. ``backward(gradient)`` is the costly one: its first
     call imports sympy and about 480 modules (seconds)."""
     import torch
+    import torch.distributed  # noqa: F401 — every rank uses it
 
     with torch.enable_grad():
         leaf = torch.ones(1, requires_grad=True)
