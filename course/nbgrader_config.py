@@ -21,6 +21,11 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
 
+# nbgrader's exchange on one machine: release → the students' Assignment List (fetch, submit)
+# → collect into submitted/ → feedback back. Git-ignored; a JupyterHub deployment sets its own
+# shared folder here instead (README, "The assignment exchange").
+c.Exchange.root = os.path.join(HERE, "exchange")
+
 # What replaces a `### BEGIN SOLUTION` ... `### END SOLUTION` region. `{exercise}` becomes the
 # answer cell's grade_id, so a student running an untouched cell learns which task it is.
 c.ClearSolutions.code_stub = {

@@ -1,0 +1,43 @@
+{#- nbgrader's page for a submission without a graded notebook, with coursekit's reasons
+    (a missing or corrupt hand-in is a graded outcome: score 0, and why). nbgrader's template environment does not
+    autoescape: every text from a submission goes through |e. -#}
+{% from 'formgrade_macros.tpl' import nav, header %}
+
+<!DOCTYPE html>
+<html>
+<head>
+{{ header(resources) }}
+<link rel="stylesheet" href="{{ resources.base_url }}/formgrader/static/css/formgrade.css" />
+</head>
+
+<body>
+  {{ nav(resources) }}
+  <div class="container">
+    <div class="panel panel-default">
+      <div class="panel-heading">
+        <h4 class="panel-title">
+          <span>{{ resources.notebook_id }}</span>
+          <span class="pull-right">Submission {{ resources.index + 1 }} / {{ resources.total }}</span>
+        </h4>
+      </div>
+      <div class="panel-body" id="coursekit-no-notebook">
+        {% if outcome %}
+        <p><b>{{ resources.student|e }}</b>: no graded notebook to show. coursekit graded this
+          hand-in as <b>{{ outcome.status|e }}</b>, {{ "%.2f"|format(outcome.score) }} /
+          {{ "%g"|format(outcome.auto_max_score) }} autograded points.</p>
+        <ul>
+          {% for reason in outcome.reasons %}<li>{{ reason|e }}</li>{% endfor %}
+        </ul>
+        <p>Once the student hands in a readable notebook, grade it again with
+          <code>coursekit autograde --student {{ resources.student|e }} --lab {{ resources.assignment_id|e }}</code>
+          or the Autograde button of Manage Submissions.</p>
+        {% else %}
+        <p>No graded notebook at {{ resources.filename|e }}, and coursekit has no outcome for
+          this submission yet: autograde it first.</p>
+        {% endif %}
+      </div>
+    </div>
+  </div>
+</body>
+
+</html>

@@ -1,0 +1,12 @@
+"""JupyterLab for the instructor and TAs (``make grade-ui``): nbgrader's formgrader with
+coursekit's pipeline behind its buttons, and MathJax served by this server.
+
+Read when ``course/`` is on ``JUPYTER_CONFIG_PATH`` (``make grade-ui`` sets it), together with
+``course/nbgrader_config.py``. See ``autograder/nbgrader_ui.py`` for what each button runs.
+"""
+c = get_config()  # noqa: F821 — provided by traitlets' config loader
+
+c.ServerApp.jpserver_extensions = {
+    "autograder.nbgrader_ui": True,       # formgrader buttons and Validate → coursekit
+    "jupyter_server_mathjax": True,       # MathJax for the graded-notebook view, offline
+}

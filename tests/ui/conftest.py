@@ -1,0 +1,185 @@
+"""Fixtures of the browser test: Debian's Chromium driven by Playwright, and JupyterLab servers.
+
+The browser is the system's (``apt-get install chromium``; ``make`` installs it as root), given
+to Playwright as ``executable_path``: Playwright never downloads one. Without it every browser
+test is skipped with the reason. Each JupyterLab listens on 127.0.0.1 with a random port and
+token, in its own process group, and is stopped by that id when the test ends.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).parent / "artifacts"   # screenshots, JupyterLab logs (git-ignored)
+STARTUP_S = 180          # a loaded CI machine starts JupyterLab in 10-60 s
+BROWSERS = ("chromium", "chromium-browser")
+
+
+def chromium_path() -> str | None:
+    for name in BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium (the system's), or a skip that says how to get it."""
+    path = chromium_path()
+    if path is None:
+        pytest.skip("browser test skipped: no Chromium on PATH (install the Debian package "
+                    "'chromium': `apt-get install chromium`, which `make` does when run as root)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser test skipped: the playwright package is missing "
+                    "(`pip install -e '.[dev]'`)")
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's own sandbox refuses to start.
+        chromium = playwright.chromium.launch(executable_path=path,
+                                              args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture
+def page(browser, request, artifacts):
+    """A fresh browser page; when the test fails, its last view is saved as
+    ``artifacts/<test>-failure.png``."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    try:
+        yield page
+    finally:
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            page.screenshot(path=artifacts / f"{request.node.name}-failure.png",
+                            full_page=True)
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab."""
+
+    url: str
+    token: str
+    pid: int
+    log: Path
+
+    def at(self, path: str) -> str:
+        """``path`` on this server, with the token."""
+        return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
+
+    def log_in(self, page) -> None:
+        """Log ``page`` in with the token, as a person would: the session cookie then lets
+        the pages' own requests (the formgrader's API calls) through."""
+        page.goto(f"{self.url}/login")
+        page.fill("input[name=password]", self.token)
+        with page.expect_navigation():
+            page.press("input[name=password]", "Enter")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path):
+    """JupyterLab serving ``root`` with ``config_dir`` as its Jupyter configuration folder
+    (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group."""
+    port, token = _free_port(), secrets.token_hex(16)
+    # Every cell in the page, not only those scrolled into view (JupyterLab's default
+    # windowing leaves the others out of the DOM, where a test cannot find their outputs).
+    notebook_settings = home / "settings" / "@jupyterlab" / "notebook-extension"
+    notebook_settings.mkdir(parents=True, exist_ok=True)
+    (notebook_settings / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
+    # Offline: no "get notified about Jupyter news?" notice over the page.
+    notification = home / "settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True, exist_ok=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": str(config_dir), "HOME": str(home),
+           "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
+               f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}"]
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=root, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    lab = Lab(f"http://127.0.0.1:{port}", token, process.pid, log)
+    try:
+        _wait_until_up(lab, process)
+        yield lab
+    finally:
+        _stop(process)
+
+
+def _wait_until_up(lab: Lab, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {process.returncode}:\n"
+                        + lab.log.read_text(errors="replace")[-3000:])
+        try:
+            with urllib.request.urlopen(lab.at("/api/status"), timeout=5) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"JupyterLab did not answer within {STARTUP_S} s:\n"
+                + lab.log.read_text(errors="replace")[-3000:])
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group (it shuts its kernels down), then SIGKILL to
+    whatever of the group is left."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=10)

@@ -1,0 +1,170 @@
+"""End to end in a real browser: JupyterLab as a TA and as a student use it.
+
+TA: ``make grade-ui``'s JupyterLab (``course/`` as the Jupyter configuration) on a copy of the
+demo class the pipeline tests grade (tests/autograder/conftest.py, built once per run): the
+formgrader lists every student with the score ``coursekit export`` has, its Autograde button
+regrades one student through coursekit to the same score, and a written answer graded by hand
+in the graded notebook view shows up in ``coursekit export``.
+
+Student: ``make lab``'s JupyterLab (``course/student/``) on a working copy of lab01: run all
+draws the lab's graph, and Validate shows coursekit's per-check report.
+
+Screenshots go to tests/ui/artifacts/ (git-ignored).
+"""
+from __future__ import annotations
+
+import csv
+import importlib.util
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, jupyter_lab
+
+pytestmark = pytest.mark.browser
+
+COURSEKIT = [sys.executable, "-m", "coursekit.cli"]
+
+
+def _graded_class_builder():
+    """The pipeline tests' demo class builder (tests/autograder/conftest.py), so this test
+    reuses the class they grade instead of grading another."""
+    path = REPO / "tests" / "autograder" / "conftest.py"
+    module = sys.modules.get("pipeline_fixtures")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("pipeline_fixtures", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module   # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return module.once_per_run, module._grade_demo_class
+
+
+@pytest.fixture
+def ta_course(tmp_path_factory, tmp_path) -> Path:
+    """A private copy of the graded demo class (the test regrades and overrides in it), with
+    the repository's TA configuration."""
+    once_per_run, build = _graded_class_builder()
+    # In a thread of its own: grading runs an asyncio loop, and Playwright's runs in this one.
+    with ThreadPoolExecutor(1) as thread:
+        graded = Path(thread.submit(once_per_run, tmp_path_factory, "graded_class",
+                                    build).result()["root"])
+    root = tmp_path / "class"
+    shutil.copytree(graded, root, symlinks=True)
+    for name in ("nbgrader_config.py", "jupyter_server_config.py"):
+        shutil.copy(REPO / "course" / name, root / "course" / name)
+    return root
+
+
+def export_totals(root: Path) -> dict[str, str]:
+    """``coursekit export``'s total per student, as the formgrader prints scores."""
+    out = root / "course" / "exports"
+    subprocess.run(COURSEKIT + ["export", "--root", str(root)], check=True, cwd=root,
+                   capture_output=True)
+    totals = {}
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            totals[row["student"]] = (f"{round(float(row['lab_total']), 2):g} / "
+                                      f"{round(float(row['lab_max_score']), 2):g}")
+    return totals
+
+
+def submission_rows(page) -> dict[str, dict[str, str]]:
+    page.wait_for_function("typeof models !== 'undefined' && models.loaded === true")
+    rows = {}
+    for row in page.locator("#main-table tr").all():
+        student = row.locator("td.student-id").inner_text().strip()
+        rows[student] = {"name": row.locator("td.student-name").inner_text().strip(),
+                         "status": row.locator("td.status").inner_text().strip(),
+                         "score": row.locator("td.score").inner_text().strip()}
+    return rows
+
+
+def test_ta_formgrader_shows_regrades_and_overrides_what_coursekit_exports(
+        ta_course, page, artifacts):
+    course_dir = ta_course / "course"
+    lab_id = "labfx"
+    expected = export_totals(ta_course)
+    with jupyter_lab(ta_course, course_dir, artifacts / "ta-jupyterlab.log",
+                     ta_course / "home") as lab:
+        lab.log_in(page)
+        # 1. Every student of the class, by id, with the score coursekit exports.
+        page.goto(f"{lab.url}/formgrader/manage_submissions/{lab_id}")
+        rows = submission_rows(page)
+        page.screenshot(path=artifacts / "ta-1-manage-submissions.png", full_page=True)
+        assert {s: r["score"] for s, r in rows.items()} == expected
+        assert not [s for s, r in rows.items() if "None" in r["name"]]
+        assert not [s for s, r in rows.items() if "needs autograding" in r["status"]]
+
+        # 2. Autograde on one student runs coursekit: the same score, the graded notebook kept.
+        student = "dan_syntax"   # a syntax error in the first answer: the rest still counts
+        graded = course_dir / "autograded" / student / lab_id / f"{lab_id}.ipynb"
+        assert graded.is_file()
+        row = page.locator("#main-table tr", has=page.locator("td.student-id",
+                                                               has_text=student))
+        row.locator("td.autograde a").click()
+        modal = page.locator("#success-modal, #error-modal")
+        modal.locator("button.btn-primary").wait_for(timeout=300_000)
+        page.wait_for_timeout(500)   # the modal fades in
+        page.screenshot(path=artifacts / "ta-2-autograde-one-student.png")
+        message = modal.inner_text()
+        assert page.locator("#success-modal").is_visible(), message
+        assert f"{student} · {lab_id}: 3.00 / 5 autograded points (graded)" in message
+        assert "SyntaxError" in message
+        modal.locator("button.btn-primary").click()
+        modal.wait_for(state="detached")
+        assert submission_rows(page)[student]["score"] == expected[student]
+        assert export_totals(ta_course)[student] == expected[student]
+        assert graded.is_file()
+
+        # 3. The graded notebook view: each check's points and message; a written answer
+        #    graded by hand counts in coursekit export.
+        page.goto(f"{lab.url}/formgrader/gradebook/{lab_id}/{lab_id}")
+        link = page.locator("a.name-shown", has_text="ada_full").first
+        link.wait_for(state="attached")
+        page.goto(lab.url + link.get_attribute("href"))
+        page.wait_for_selector("#why_sum")
+        text = page.locator("#notebook").first.inner_text()
+        assert "coursekit: 2.00/2 points" in text and "labfx.relu (hidden)" in text
+        with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
+                                  and r.request.method == "PUT"):
+            page.locator("#why_sum").fill("1")
+            page.locator("#why_sum").press("Tab")
+        page.screenshot(path=artifacts / "ta-3-graded-notebook.png", full_page=True)
+        assert export_totals(ta_course)["ada_full"] == "6 / 6"
+
+
+def test_student_runs_a_lab_and_validates_it(tmp_path, page, artifacts):
+    work = tmp_path / "work"
+    lab_id = "lab01_graphs"
+    shutil.copytree(REPO / "notebooks" / lab_id, work / lab_id)
+    with jupyter_lab(work, REPO / "course" / "student", artifacts / "student-jupyterlab.log",
+                     tmp_path / "home") as lab:
+        lab.log_in(page)
+        page.goto(f"{lab.url}/lab/tree/{lab_id}/{lab_id}.ipynb")
+        page.locator(".jp-Notebook").wait_for()
+        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
+            timeout=180_000)
+        # Run all: the cells before the first exercise run, and its failing check stops it.
+        page.get_by_role("menuitem", name="Run").click()
+        page.locator("li[data-command='runmenu:run-all']").click()
+        page.locator(".jp-OutputArea-output img").first.wait_for(state="attached",
+                                                                  timeout=180_000)
+        page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
+                     ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+                     ).first.wait_for(state="attached", timeout=180_000)
+        page.locator(".jp-OutputArea-output img").first.scroll_into_view_if_needed()
+        page.screenshot(path=artifacts / "student-1-run-all.png")
+
+        page.locator(".jp-Toolbar-item", has_text="Validate").click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.get_by_text("coursekit validate").wait_for(timeout=300_000)
+        report = dialog.inner_text()
+        page.screenshot(path=artifacts / "student-2-validate.png")
+        assert "Not ready to submit" in report
+        assert "✗ lab01.numpy_graph_grads" in report and "points" in report
+        assert "written answer [relu_mask_answer]" in report
+        assert "Traceback" not in report and "see above" not in report
