@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lab bench release-check mutants clean
+.PHONY: demo test lab grade-ui bench release-check mutants clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,7 +38,15 @@ mutants: $(STAMP)
 # it; a new release never writes over an edited file), and JupyterLab opens there.
 lab: $(STAMP)
 	$(BIN)/coursekit fetch --all
-	$(BIN)/jupyter lab work/
+	JUPYTER_CONFIG_PATH=$(CURDIR)/course/student $(BIN)/jupyter lab work/ $(ALLOW_ROOT)
+
+# The instructor's and TAs' JupyterLab, opened on nbgrader's formgrader: every button runs
+# coursekit (autograder/nbgrader_ui.py); course/ is its Jupyter configuration folder.
+grade-ui: $(STAMP)
+	JUPYTER_CONFIG_PATH=$(CURDIR)/course $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) \
+	  --LabApp.default_url=/formgrader $(ALLOW_ROOT)
+
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 release-check: $(STAMP)
 	$(BIN)/coursekit release --check
