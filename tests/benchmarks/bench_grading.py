@@ -59,7 +59,8 @@ def _plain_nbclient(nb, cwd: Path, env: dict) -> float:
 
 
 @pytest.mark.benchmark
-@pytest.mark.parametrize("lab_id", [None, "lab03_functions"], ids=["fixture", "lab03"])
+@pytest.mark.parametrize("lab_id", [None, "lab03_functions", "lab07_tensorflow"],
+                         ids=["fixture", "lab03", "lab07"])
 def test_harness_cost_per_notebook_against_plain_nbclient(tmp_path, lab_id):
     course = _course(tmp_path, lab_id)
     lab = course.lab(lab_id) if lab_id else course.labs[0]
