@@ -60,7 +60,8 @@ MUTANTS = {
          _PER_EXAMPLE.format(body="""    grads = [jax.grad(example_loss)(params, x[i], y[i]) for i in range(len(x))]
     return {k: np.stack([np.asarray(g[k]) for g in grads]) for k in params}""")),
         ("delegates to torch.func",
-         _PER_EXAMPLE.format(body="""    from torch.func import grad, vmap
+         _PER_EXAMPLE.format(body="""    import torch
+    from torch.func import grad, vmap
 
     def loss(p, xi, yi):
         return (torch.tanh(xi @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"] - yi) ** 2
@@ -282,7 +283,9 @@ def dropout_masks(key, steps, shape, keep_prob):
     return jax.pmap(shard_grad, axis_name="devices", in_axes=(None, 0, 0))(
         params, x.T.reshape(n, -1), y.reshape(n, -1))
 '''),
-        ("computes the gradient in torch", _PARALLEL.format(body='''    p = {k: torch.tensor(np.array(v), requires_grad=True) for k, v in params.items()}
+        ("computes the gradient in torch", _PARALLEL.format(body='''    import torch
+
+    p = {k: torch.tensor(np.array(v), requires_grad=True) for k, v in params.items()}
     tx, ty = torch.from_numpy(np.array(x)), torch.from_numpy(np.array(y))
     loss = ((torch.tanh(tx @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"] - ty) ** 2).mean()
     loss.backward()
