@@ -244,8 +244,7 @@ class CoursekitAPI(NbGraderAPI):
         for folder in folders:
             student = folder.parent.name
             if not all((folder / name).is_file() for name in EXCHANGE_FILES):
-                skipped.append(f"{student} (not handed in through the exchange: give them "
-                               f"{(folder / (assignment_id + '.html')).relative_to(course.root)})")
+                skipped.append(student)
                 continue
             result = super().release_feedback(assignment_id, student)
             logs.append(result.get("log", ""))
@@ -254,10 +253,14 @@ class CoursekitAPI(NbGraderAPI):
             released.append(student)
         if not folders:
             return _result(False, "", f"no feedback for {assignment_id} yet: generate it first")
-        log = f"released feedback of {assignment_id} to {len(released)} student(s)"
+        log = (f"released feedback of {assignment_id} to {len(released)} student(s) "
+               f"through the exchange")
         if skipped:
-            log += "; not released: " + "; ".join(skipped)
-        return _result(True, "\n".join([log] + logs))
+            where = course.feedback_dir.relative_to(course.root)
+            log += (f"\n{len(skipped)} did not hand in through the exchange; hand them their "
+                    f"page from {where}/<student>/{assignment_id}/ yourself: "
+                    + ", ".join(skipped))
+        return _result(True, _wrapped("\n".join([log] + logs)))
 
 
 def _outcome_line(outcome) -> str:
