@@ -25,7 +25,12 @@ from ..program import Case, EarlierStepFailed, check
 def _reference_trace_disagreements():
     from coursekit.graphs import trace_disagreements
 
-    return trace_disagreements
+    # A function of the check's own, so that an answer that hands in the reference is seen as
+    # the grader's code (a reference is reported whoever calls it), not only as the library's.
+    def trace_disagreements_reference(fn, example, inputs, rtol=1e-5, atol=1e-7):
+        return trace_disagreements(fn, example, inputs, rtol=rtol, atol=atol)
+
+    return trace_disagreements_reference
 
 
 def _reference_grow_or_shrink():
