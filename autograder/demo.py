@@ -22,8 +22,12 @@ from .summary import grade_table
 def demo_limits(lab: Lab) -> Overrides:
     """Shorter limits than the lab's, so the infinite-loop student costs seconds: a quarter of
     the lab's cell timeout (30 s for the default 120 s; a lab whose setup is slow under the
-    grading monitor, such as TensorFlow's import, states a longer timeout in course.toml)."""
-    return Overrides(cell_timeout_s=lab.cell_timeout_s / 4, time_limit_s=300, memory_mb=2048)
+    grading monitor, such as TensorFlow's import, states a longer timeout in course.toml).
+    Less memory, so the memory bomb fails fast: 4 GiB below the lab's limit (2 GiB for the
+    default 6 GiB; a lab whose kernel maps more, such as lab11's torch, TensorFlow and JAX
+    together, states a larger limit in course.toml)."""
+    return Overrides(cell_timeout_s=lab.cell_timeout_s / 4, time_limit_s=300,
+                     memory_mb=max(2048, lab.memory_mb - 4096))
 
 
 DEMO_LAB = "lab01_graphs"  # the lab the demo class hands in, when the manifest has it
