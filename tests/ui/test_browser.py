@@ -137,6 +137,13 @@ def test_ta_formgrader_shows_regrades_and_overrides_what_coursekit_exports(
         assert export_totals(ta_course)["ada_full"] == "6 / 6"
 
 
+def kernel_ready(page) -> None:
+    """Wait until the open notebook's kernel is connected and idle, as the status bar says
+    (before that, Run All runs nothing)."""
+    page.locator(".jp-NotebookPanel:visible .jp-Notebook").wait_for()
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").wait_for(timeout=240_000)
+
+
 def test_student_runs_a_lab_and_validates_it(tmp_path, page, artifacts):
     work = tmp_path / "work"
     lab_id = "lab01_graphs"
@@ -145,9 +152,7 @@ def test_student_runs_a_lab_and_validates_it(tmp_path, page, artifacts):
                      tmp_path / "home") as lab:
         lab.log_in(page)
         page.goto(f"{lab.url}/lab/tree/{lab_id}/{lab_id}.ipynb")
-        page.locator(".jp-Notebook").wait_for()
-        page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-            timeout=180_000)
+        kernel_ready(page)
         # Run all: the cells before the first exercise run, and its failing check stops it.
         page.get_by_role("menuitem", name="Run").click()
         page.locator("li[data-command='runmenu:run-all']").click()
