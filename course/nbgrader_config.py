@@ -4,7 +4,9 @@ Layout: this folder (``course/``) is nbgrader's course directory. The instructor
 ``../solutions/<lab>/`` are nbgrader's *source*, the student notebooks in ``../notebooks/<lab>/``
 its *release*. Runtime state (gradebook.db, submitted/, autograded/, feedback/, exports/) lives
 here and is git-ignored. Use ``coursekit release`` rather than ``nbgrader generate_assignment``:
-it fills in ``{exercise}`` in the stub below and writes byte-stable notebooks.
+it fills in ``{exercise}`` in the stub below and writes byte-stable notebooks. In JupyterLab
+(``make grade-ui``, with ``jupyter_server_config.py`` beside this file) the formgrader's
+buttons run coursekit's commands (``autograder/nbgrader_ui.py``).
 """
 import os
 
