@@ -86,6 +86,16 @@ def _result_part(box: dict, index: int) -> Any:
     return np.asarray(item, dtype=np.float64) if isinstance(item, (list, tuple)) else item
 
 
+def _still_eager(box: dict) -> bool:
+    """Whether eager execution is on, once the call has returned a triple (anything else, or
+    an object that pretends to be one, fails here as in the other cases)."""
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    if type(box["result"]) not in (tuple, list) or len(box["result"]) != 3:
+        raise TypeError(f"expected a tuple (losses, w1, w2), got {type(box['result']).__name__}")
+    return bool(_tf().executing_eagerly())
+
+
 _TRAIN_HINTS = {
     "losses": "loss = tf.reduce_mean(tf.reduce_sum((y_pred - y) ** 2, axis=1)), the loss of "
               "each step before its update, one value per step",
@@ -115,8 +125,7 @@ def _train_program(impl, rng, *, eager_case: bool):
                    hint=_TRAIN_HINTS["w2"], rtol=1e-4, atol=1e-5)
     if eager_case:  # only once the calls above have returned (a stub changes nothing)
         yield Case("eager execution is still on after the call",
-                   lambda box=box: _result_part(box, 0) is not None
-                   and bool(_tf().executing_eagerly()),
+                   lambda box=box: _still_eager(box),
                    hint="build the graph inside `with tf.Graph().as_default():`; never call "
                         "tf.compat.v1.disable_eager_execution(), which switches TF2's eager "
                         "mode off for the whole notebook")
