@@ -137,7 +137,9 @@ def _classifier(kind: str, d: int, hidden: int, classes: int):
     return nn.Sequential(nn.Linear(d, hidden), *middle, nn.Linear(hidden, classes))
 
 
-def _ensemble_observation(result) -> dict:
+def _ensemble_observation(result) -> Any:
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return result  # compared as it is: the message names what came back instead
     probs, labels = result
     return {"probabilities": probs, "labels": labels,
             "probabilities.requires_grad": bool(probs.requires_grad)}
