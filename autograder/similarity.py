@@ -1,8 +1,9 @@
 """Similarity: answers that match a classmate's or the reference code, flagged for a TA.
 
 For one lab, every student's answer cells (found as grading finds them: :mod:`.collect`,
-:mod:`.cells`) are fingerprinted with ``copydetect``, which tokenizes the code (names become
-one token, comments and layout vanish) and keeps a winnowed sample of its k-gram hashes, as
+:mod:`.cells`) are rewritten in one layout (:func:`canonical`: a reformatter's parentheses,
+quotes and line breaks vanish) and fingerprinted with ``copydetect``, which tokenizes the code
+(names become one token, comments vanish) and keeps a winnowed sample of its k-gram hashes, as
 MOSS does. So renamed variables, reordered functions, new comments and reformatted code keep
 their fingerprints. Code the release itself holds (stubs, docstrings, given helpers) is base
 code: its k-grams are removed before anything is compared.
@@ -86,11 +87,13 @@ class Match:
     _pair: tuple = field(default=(), repr=False)
 
     def highlighted(self) -> tuple[str, str]:
-        """Both sides as HTML, the matched code marked (copydetect's slices)."""
+        """Both sides as HTML in the layout they were compared in (:func:`canonical`), the
+        matched code marked (copydetect's slices)."""
         from copydetect import compare_files
         left, right = self._pair
         _, _, slices = compare_files(left.fingerprint, right.fingerprint)
-        return _highlight(left.code, slices[0]), _highlight(right.code, slices[1])
+        return (_highlight(left.fingerprint.raw_code, slices[0]),
+                _highlight(right.fingerprint.raw_code, slices[1]))
 
 
 @dataclass
@@ -158,20 +161,34 @@ class Fingerprint:
         self.token_coverage = get_token_coverage(self.hash_idx, k, len(self.filtered_code))
 
 
+def canonical(code: str) -> str:
+    """``code`` in one layout (:func:`ast.unparse`): a reformatter's choices (parentheses
+    around a tuple, quotes, line breaks) would otherwise change the token stream. Code that
+    does not parse (an IPython magic, a syntax error) stays as written."""
+    import ast
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.unparse(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError):
+        return code
+
+
 def _fingerprint(code: str, boilerplate: np.ndarray, window: int = WINDOW) -> Fingerprint:
-    return Fingerprint(code, K, window, boilerplate)
+    return Fingerprint(canonical(code), K, window, boilerplate)
 
 
 def base_hashes(code: str) -> np.ndarray:
     """Every k-gram hash of ``code`` (no winnowing: all of the base code is excluded)."""
     from copydetect.utils import filter_code
-    return np.unique(kgram_hashes(filter_code(code, "base.py", "python")[0], K))
+    return np.unique(kgram_hashes(filter_code(canonical(code), "base.py", "python")[0], K))
 
 
 def release_base(course: Course, lab: Lab) -> np.ndarray:
     """The release's own code: every code cell of the student notebook as handed out."""
     nb = lab_cells.read_notebook(course.release_notebook(lab))
-    return base_hashes("\n\n".join(c.source for c in nb.cells if c.cell_type == "code"))
+    return base_hashes("\n\n".join(canonical(c.source) for c in nb.cells if c.cell_type == "code"))
 
 
 def reference_sources(course: Course) -> dict[str, str]:
@@ -307,7 +324,8 @@ def write_report(run: SimilarityRun, path: Path) -> Path:
              f"<p>{run.students} students. A pair is flagged for a TA when the share of one "
              f"answer found in a classmate's reaches {run.threshold:.0%} ({run.reference_threshold:.0%} "
              f"in a reference source), for answers of at least {run.min_tokens} tokens of "
-             f"their own. Code the release hands out is ignored; matched code is highlighted. "
+             f"their own. Code the release hands out is ignored; answers are shown as compared, in "
+             f"one layout with comments removed, and matched code is highlighted. "
              f"Flags are for a person to judge: no score was changed.</p>",
              "<table class='summary'><tr><th>#</th><th>exercise</th><th>student</th>"
              "<th>other</th><th>similarity</th><th>fingerprints in common</th><th></th></tr>"]
