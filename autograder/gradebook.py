@@ -146,12 +146,20 @@ def _stamp_new_database(url: str) -> None:
 def open_gradebook(url: str):
     """nbgrader's Gradebook on ``url``, with coursekit's tables created next to its own."""
     from nbgrader.api import Gradebook
+    from sqlalchemy import create_engine
     if url.startswith("sqlite:///"):
         Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
-    _stamp_new_database(url)
-    gradebook = Gradebook(url, COURSE_ID)
-    Base.metadata.create_all(bind=gradebook.engine)
-    _add_new_columns(gradebook.engine)
+    # Two graders starting at once on a new PostgreSQL database would both create the tables
+    # (one fails on the catalogue's unique index): the schema is made by one at a time.
+    engine = create_engine(url, future=True)
+    try:
+        with _advisory_lock(engine, "coursekit:schema"):
+            _stamp_new_database(url)
+            gradebook = Gradebook(url, COURSE_ID)
+            Base.metadata.create_all(bind=gradebook.engine)
+            _add_new_columns(gradebook.engine)
+    finally:
+        engine.dispose()
     return gradebook
 
 
@@ -170,24 +178,26 @@ def _add_new_columns(engine) -> None:
 
 
 def register_lab(gradebook, lab: Lab, source: LabNotebook) -> None:
-    """Make the lab's structure known to nbgrader (assignment, notebook, cells)."""
-    gradebook.update_or_create_assignment(lab.id)
-    notebook = lab.id
-    gradebook.update_or_create_notebook(notebook, lab.id)
-    for cell in source.cells:
-        meta = lab_cells.nbgrader_meta(cell.cell)
-        if not cell.grade_id:
-            continue
-        cell_type = "code" if cell.cell.cell_type == "code" else "markdown"
-        if cell.role in (CHECKS, WRITTEN):
-            gradebook.update_or_create_grade_cell(cell.grade_id, notebook, lab.id,
-                                                  max_score=cell.points, cell_type=cell_type)
-        if meta.get("solution"):
-            gradebook.update_or_create_solution_cell(cell.grade_id, notebook, lab.id)
-        gradebook.update_or_create_source_cell(
-            cell.grade_id, notebook, lab.id, cell_type=cell_type,
-            locked=bool(meta.get("locked")), source=cell.source,
-            checksum=meta.get("checksum"))
+    """Make the lab's structure known to nbgrader (assignment, notebook, cells); one grader
+    at a time, since two would both create the assignment's rows."""
+    with _advisory_lock(gradebook.engine, f"coursekit:lab:{lab.id}"):
+        gradebook.update_or_create_assignment(lab.id)
+        notebook = lab.id
+        gradebook.update_or_create_notebook(notebook, lab.id)
+        for cell in source.cells:
+            meta = lab_cells.nbgrader_meta(cell.cell)
+            if not cell.grade_id:
+                continue
+            cell_type = "code" if cell.cell.cell_type == "code" else "markdown"
+            if cell.role in (CHECKS, WRITTEN):
+                gradebook.update_or_create_grade_cell(cell.grade_id, notebook, lab.id,
+                                                      max_score=cell.points, cell_type=cell_type)
+            if meta.get("solution"):
+                gradebook.update_or_create_solution_cell(cell.grade_id, notebook, lab.id)
+            gradebook.update_or_create_source_cell(
+                cell.grade_id, notebook, lab.id, cell_type=cell_type,
+                locked=bool(meta.get("locked")), source=cell.source,
+                checksum=meta.get("checksum"))
 
 
 REASON_CHARS = 2_000      # one note about a submission
@@ -236,15 +246,21 @@ def _history(gradebook, outcome: Outcome, event: str) -> None:
 def _student_lock(gradebook, student: str):
     """Serialise writes about one student across processes sharing a PostgreSQL gradebook
     (nbgrader creates the student and submission rows it needs, which two writers would race
-    for). A session-level advisory lock on a connection of its own: the gradebook's session
-    commits several times while it is held. SQLite has one writer at a time anyway."""
-    engine = gradebook.engine
+    for)."""
+    with _advisory_lock(gradebook.engine, f"coursekit:{student}"):
+        yield
+
+
+@contextmanager
+def _advisory_lock(engine, name: str):
+    """Hold PostgreSQL's advisory lock ``name`` across processes: a session-level lock on a
+    connection of its own, so the work inside may commit as often as it likes. SQLite has
+    one writer at a time anyway."""
     if engine.dialect.name != "postgresql":
         yield
         return
     from sqlalchemy import text
-    key = int.from_bytes(hashlib.sha256(f"coursekit:{student}".encode()).digest()[:8],
-                         "big", signed=True)
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
     with engine.connect() as connection:
         connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
         connection.commit()
