@@ -45,6 +45,33 @@ def test_numpy_training_reference_agrees_with_torch_autograd():
         np.testing.assert_allclose(w2_final, t2.detach().numpy(), rtol=1e-12, atol=1e-14)
 
 
+
+def test_cross_framework_reference_agrees_with_torch_autograd_in_each_layout():
+    """The hand-derived gradients of the Keras-vs-PyTorch check, against float64 nn.Linear
+    layers: torch's weight gradients as they are, Keras' as their transposes."""
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        (n, d_in, h, d_out), args = lab07._tf_torch_problem(rng)
+        assert len({d_in, h}) == 2 and len({h, d_out}) == 2
+        x, y, w1, b1, w2, b2 = args
+        expected = lab07._reference_tf_torch_grads()(*args)
+        linear1 = torch.nn.Linear(d_in, h, dtype=torch.float64)
+        linear2 = torch.nn.Linear(h, d_out, dtype=torch.float64)
+        with torch.no_grad():
+            for param, value in zip((linear1.weight, linear1.bias, linear2.weight, linear2.bias),
+                                    (w1.T, b1, w2.T, b2)):
+                param.copy_(torch.from_numpy(value))
+        y_pred = linear2(torch.relu(linear1(torch.from_numpy(x))))
+        loss = ((y_pred - torch.from_numpy(y)) ** 2).sum(dim=1).mean()
+        loss.backward()
+        grads = [p.grad.numpy() for p in (linear1.weight, linear1.bias, linear2.weight,
+                                          linear2.bias)]
+        for framework in ("tf", "torch"):
+            assert expected[framework]["loss"] == pytest.approx(loss.item(), rel=1e-12)
+        for name, grad in zip(("w1", "b1", "w2", "b2"), grads):
+            np.testing.assert_allclose(expected["torch"][name], grad, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(expected["tf"][name], grad.T, rtol=1e-12, atol=1e-14)
+
 @pytest.mark.parametrize("kind", ["sin", "tanh", "gauss"])
 def test_derivative_reference_agrees_with_finite_differences(kind):
     f = lab07._Elementwise(kind, 1.3, 0.8)

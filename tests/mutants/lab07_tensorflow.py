@@ -119,6 +119,33 @@ def read_scalars(logdir, tag):
 
 _TENSORBOARD = _WRITE + _READ
 
+_TF_TORCH = '''def tf_torch_grads(x, y, w1, b1, w2, b2):
+    x, y = x.astype(np.float32), y.astype(np.float32)
+    names = ("w1", "b1", "w2", "b2")
+    dense1 = keras.layers.Dense(w1.shape[1], activation="relu")
+    dense2 = keras.layers.Dense(w2.shape[1])
+    model = keras.Sequential([keras.Input((w1.shape[0],)), dense1, dense2])
+    model.set_weights([w1, b1, w2, b2])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.reduce_sum((model(x) - y) ** 2, axis=1))
+    params = [dense1.kernel, dense1.bias, dense2.kernel, dense2.bias]
+    grads = tape.gradient(loss, params)
+    result = {"tf": {"loss": float(loss), **{n: g.numpy() for n, g in zip(names, grads)}}}
+    linear1 = torch.nn.Linear(w1.shape[0], w1.shape[1])
+    linear2 = torch.nn.Linear(w2.shape[0], w2.shape[1])
+    with torch.no_grad():
+        linear1.weight.copy_(torch.from_numpy(w1.T))
+        linear1.bias.copy_(torch.from_numpy(b1))
+        linear2.weight.copy_(torch.from_numpy(w2.T))
+        linear2.bias.copy_(torch.from_numpy(b2))
+    y_pred = linear2(torch.relu(linear1(torch.from_numpy(x))))
+    loss = ((y_pred - torch.from_numpy(y)) ** 2).sum(dim=1).mean()
+    loss.backward()
+    params = [linear1.weight, linear1.bias, linear2.weight, linear2.bias]
+    result["torch"] = {"loss": loss.item(), **{n: p.grad.numpy() for n, p in zip(names, params)}}
+    return result
+'''
+
 MUTANTS = {
     "tf1_train": [
         ("the loss summed over rows instead of averaged (reduce_sum for reduce_mean)",
@@ -298,6 +325,39 @@ MUTANTS = {
          _edit(_TENSORBOARD, 'sorted(glob.glob(os.path.join(logdir, "events.out.tfevents.*")))',
                'sorted(glob.glob(os.path.join(logdir, "events.out.tfevents.*")))[:1]')),
     ],
+    "tf_torch_grads": [
+        ("copies w1 and w2 into nn.Linear without the transpose",
+         _edit(_edit(_TF_TORCH, "torch.from_numpy(w1.T)", "torch.from_numpy(w1)"),
+               "torch.from_numpy(w2.T)", "torch.from_numpy(w2)")),
+        ("reshapes the weights to torch's (out, in) shape instead of transposing them",
+         _edit(_edit(_TF_TORCH, "torch.from_numpy(w1.T)",
+                     "torch.from_numpy(w1.reshape(w1.shape[1], w1.shape[0]))"),
+               "torch.from_numpy(w2.T)",
+               "torch.from_numpy(w2.reshape(w2.shape[1], w2.shape[0]))")),
+        ("transposes torch's weight gradients back to the (in, out) layout",
+         _edit(_TF_TORCH, "{n: p.grad.numpy() for n, p in zip(names, params)}",
+               "{n: p.grad.numpy().T for n, p in zip(names, params)}")),
+        ("Keras' MeanSquaredError in TensorFlow: a mean over the outputs too",
+         _edit(_TF_TORCH, "loss = tf.reduce_mean(tf.reduce_sum((model(x) - y) ** 2, axis=1))",
+               "loss = keras.losses.MeanSquaredError()(y, model(x))")),
+        ("torch's loss summed over the rows instead of averaged",
+         _edit(_TF_TORCH, "loss = ((y_pred - torch.from_numpy(y)) ** 2).sum(dim=1).mean()",
+               "loss = ((y_pred - torch.from_numpy(y)) ** 2).sum()")),
+        ("copies only the weights into torch: nn.Linear keeps its random biases",
+         _edit(_edit(_TF_TORCH, "        linear1.bias.copy_(torch.from_numpy(b1))\n", ""),
+               "        linear2.bias.copy_(torch.from_numpy(b2))\n", "")),
+        ("Keras layers without biases",
+         _edit(_edit(_edit(_edit(_TF_TORCH,
+               'keras.layers.Dense(w1.shape[1], activation="relu")',
+               'keras.layers.Dense(w1.shape[1], activation="relu", use_bias=False)'),
+               "keras.layers.Dense(w2.shape[1])", "keras.layers.Dense(w2.shape[1], use_bias=False)"),
+               "model.set_weights([w1, b1, w2, b2])", "model.set_weights([w1, w2])"),
+               "tape.gradient(loss, params)",
+               "tape.gradient(loss, [dense1.kernel, dense1.kernel, dense2.kernel, dense2.kernel])")),
+        ("reuses Keras' gradients as torch's",
+         _edit(_TF_TORCH, 'result["torch"] = {"loss": loss.item(), **{n: p.grad.numpy() for n, p in zip(names, params)}}',
+               'result["torch"] = dict(result["tf"], loss=loss.item())')),
+    ],
 }
 
 
@@ -406,6 +466,37 @@ def read_scalars(logdir, tag):
             if v.tag == tag:
                 found[int(event.step)] = tf.make_ndarray(v.tensor).item()
     return [(step, found[step]) for step in sorted(found)]
+'''),
+    ],
+    "tf_torch_grads": [
+        ("Dense layers with constant initializers called without a model; torch's "
+         "nn.Sequential loaded from a state_dict, torch.autograd.grad, mse_loss(reduction='sum')",
+         '''def tf_torch_grads(x, y, w1, b1, w2, b2):
+    d_in, h = w1.shape
+    d_out = w2.shape[1]
+    const = tf.keras.initializers.Constant
+    layers = [tf.keras.layers.Dense(h, kernel_initializer=const(w1), bias_initializer=const(b1)),
+              tf.keras.layers.Dense(d_out, kernel_initializer=const(w2), bias_initializer=const(b2))]
+    xt = tf.convert_to_tensor(x, dtype=tf.float32)
+    yt = tf.convert_to_tensor(y, dtype=tf.float32)
+    layers[0].build((None, d_in))
+    layers[1].build((None, h))
+    variables = [v for layer in layers for v in (layer.kernel, layer.bias)]
+    with tf.GradientTape() as tape:
+        out = layers[1](tf.nn.relu(layers[0](xt)))
+        tf_loss = tf.reduce_sum(tf.square(out - yt)) / x.shape[0]
+    tf_grads = [np.array(g) for g in tape.gradient(tf_loss, variables)]
+
+    net = torch.nn.Sequential(torch.nn.Linear(d_in, h), torch.nn.ReLU(), torch.nn.Linear(h, d_out))
+    net.load_state_dict({"0.weight": torch.tensor(w1.T.copy()), "0.bias": torch.tensor(b1),
+                         "2.weight": torch.tensor(np.ascontiguousarray(w2.T)), "2.bias": torch.tensor(b2)})
+    out = net(torch.tensor(x, dtype=torch.float32))
+    torch_loss = torch.nn.functional.mse_loss(out, torch.tensor(y, dtype=torch.float32),
+                                              reduction="sum") / len(x)
+    torch_grads = torch.autograd.grad(torch_loss, list(net.parameters()))
+    keys = ["w1", "b1", "w2", "b2"]
+    return {"tf": dict(zip(keys, tf_grads), loss=tf_loss.numpy().item()),
+            "torch": dict(zip(keys, [g.numpy() for g in torch_grads]), loss=torch_loss.item())}
 '''),
     ],
 }

@@ -1,10 +1,12 @@
 """Checks for lab07_tensorflow: a TF1 static graph, GradientTape, tf.function tracing, a Keras
-custom training loop, and TensorBoard event files.
+custom training loop, TensorBoard event files, and one net's gradients in Keras and PyTorch.
 
 References: the two-layer net's training in NumPy (float64, hand-derived gradients) for the
 TF1 graph and the tape; PyTorch's double backward for higher derivatives; a real
 ``tf.function`` that counts its traces for the tracing predictions; Keras' own ``fit`` for
-the custom loop; ``tf.summary`` and the event files' protocol buffers for TensorBoard.
+the custom loop; ``tf.summary`` and the event files' protocol buffers for TensorBoard; the
+net's hand-derived float64 gradients, in each framework's weight layout, for the comparison of
+Keras and PyTorch.
 """
 from __future__ import annotations
 
@@ -507,3 +509,153 @@ def read_scalars_program(impl, rng):
                         "tf.compat.v1.Event.FromString, keep the values whose tag matches; TF2 "
                         "stores a scalar in value.tensor (tf.make_ndarray), not "
                         "value.simple_value; sort the pairs by step")
+
+
+# ---------------------------------------------------------------- lab07.tf_torch_grads
+
+_PARAMETERS = ("w1", "b1", "w2", "b2")
+
+
+def _numpy_net_grads(x, y, w1, b1, w2, b2) -> tuple[float, list[np.ndarray]]:
+    """loss = mean over rows of sum((relu(x @ w1 + b1) @ w2 + b2 - y)**2) and its gradients
+    with respect to w1, b1, w2, b2 (the (in, out) layout), by hand in float64."""
+    x, y, w1, b1, w2, b2 = (np.asarray(a, dtype=np.float64) for a in (x, y, w1, b1, w2, b2))
+    z1 = x @ w1 + b1
+    h = np.maximum(z1, 0.0)
+    diff = h @ w2 + b2 - y
+    loss = float(np.mean(np.sum(diff ** 2, axis=1)))
+    grad_out = 2.0 * diff / x.shape[0]
+    grad_z1 = (grad_out @ w2.T) * (z1 > 0)
+    return loss, [x.T @ grad_z1, grad_z1.sum(axis=0), h.T @ grad_out, grad_out.sum(axis=0)]
+
+
+def _reference_tf_torch_grads():
+    def tf_torch_grads(x, y, w1, b1, w2, b2):
+        loss, grads = _numpy_net_grads(x, y, w1, b1, w2, b2)
+        # Keras keeps a Dense kernel as (in, out), torch an nn.Linear weight as (out, in): the
+        # same gradient, transposed.
+        in_torch = [g.T if g.ndim == 2 else g for g in grads]
+        return {"tf": {"loss": loss, **dict(zip(_PARAMETERS, grads))},
+                "torch": {"loss": loss, **dict(zip(_PARAMETERS, in_torch))}}
+    return tf_torch_grads
+
+
+def _tf_torch_problem(rng):
+    """Sizes with D_in != H != D_out (a forgotten transpose cannot go unnoticed), float64 data
+    and weights, and pre-activations neither all on nor all off, none within float32 rounding
+    of the ReLU's kink."""
+    d_in = int(rng.integers(2, 6))
+    h = int(rng.choice([v for v in range(3, 8) if v != d_in]))
+    d_out = int(rng.choice([v for v in range(2, 5) if v != h]))
+    n = int(rng.integers(4, 9))
+    x = rng.standard_normal((n, d_in))
+    y = rng.standard_normal((n, d_out))
+    w2 = rng.standard_normal((h, d_out)) / np.sqrt(h)
+    b2 = rng.uniform(-0.5, 0.5, d_out)
+    while True:
+        w1 = rng.standard_normal((d_in, h)) / np.sqrt(d_in)
+        b1 = rng.uniform(-0.5, 0.5, h)
+        z1 = x @ w1 + b1
+        if 0.2 <= (z1 > 0).mean() <= 0.8 and np.abs(z1).min() > 1e-3:
+            return (n, d_in, h, d_out), (x, y, w1, b1, w2, b2)
+
+
+def _framework_part(box: dict, framework: str, key: str) -> Any:
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    result = box["result"]
+    if not isinstance(result, dict) or not isinstance(result.get(framework), dict):
+        raise TypeError(f"expected a dict {{'tf': {{...}}, 'torch': {{...}}}} of dicts, got "
+                        f"{type(result).__name__}"
+                        + (f" with keys {sorted(map(str, result))}" if isinstance(result, dict)
+                           else ""))
+    part = result[framework]
+    if key == "loss":
+        if "loss" not in part:
+            raise KeyError(f"result[{framework!r}] has no 'loss'")
+        return float(part["loss"])
+    missing = [name for name in _PARAMETERS if name not in part]
+    if missing:
+        raise KeyError(f"result[{framework!r}] has no gradient for {missing}")
+    return [part[name] for name in _PARAMETERS]
+
+
+def _structure(result: Any) -> Any:
+    """Which of the required entries a result {'tf': {...}, 'torch': {...}} holds (extra
+    entries are ignored), or what came back instead."""
+    if not isinstance(result, dict):
+        return f"a {type(result).__name__}, not a dict"
+    wanted = ("loss", *_PARAMETERS)
+    found: dict = {}
+    for framework in ("tf", "torch"):
+        part = result.get(framework)
+        found[framework] = ([k for k in wanted if k in part] if isinstance(part, dict)
+                            else "missing" if part is None
+                            else f"a {type(part).__name__}, not a dict")
+    return found
+
+
+_CALL_HINT = ("convert x and y to float32 (torch refuses float64 inputs to float32 layers); "
+              "Keras takes w1, w2 as they are ((in, out) kernels), torch's nn.Linear wants "
+              "w1.T, w2.T ((out, in) weights); return {'tf': {'loss', 'w1', 'b1', 'w2', "
+              "'b2'}, 'torch': {...}}")
+
+_FRAMEWORK_HINTS = {
+    "tf": {
+        "loss": "the lecture's loss, tf.reduce_mean(tf.reduce_sum((y_pred - y) ** 2, axis=1)): "
+                "a sum over the outputs, a mean over the rows (keras' MeanSquaredError also "
+                "averages over the outputs), on Dense layers holding w1, b1, w2, b2 as given",
+        "grads": "a Keras Dense kernel is (in, out), the layout of w1 and w2: "
+                 "model.set_weights([w1, b1, w2, b2]) as given; take the gradients of the "
+                 "lecture's loss with respect to [kernel, bias] of each Dense and return them "
+                 "in that layout",
+    },
+    "torch": {
+        "loss": "the lecture's loss, ((y_pred - y) ** 2).sum(dim=1).mean() (nn.MSELoss also "
+                "averages over the outputs), on nn.Linear layers holding w1.T, b1, w2.T, b2: "
+                "a reshape is not a transpose, and nn.Linear keeps its random biases unless "
+                "you copy b1 and b2 in",
+        "grads": "a torch nn.Linear weight is (out, in), the transpose of w1 and w2: copy "
+                 "w.T into linear.weight and the biases into linear.bias; return "
+                 "linear.weight.grad as it is, (out, in), not transposed back",
+    },
+}
+
+_FRAMEWORK_NAMES = {"tf": "TensorFlow (Keras Dense)", "torch": "PyTorch (nn.Linear)"}
+_GRAD_NAMES = {
+    "tf": ("dloss/dw1 (first Dense's kernel, (D_in, H))", "dloss/db1 (first Dense's bias)",
+           "dloss/dw2 (second Dense's kernel, (H, D_out))", "dloss/db2 (second Dense's bias)"),
+    "torch": ("dloss/dw1 (first Linear's weight, (H, D_in))", "dloss/db1 (first Linear's bias)",
+              "dloss/dw2 (second Linear's weight, (D_out, H))",
+              "dloss/db2 (second Linear's bias)"),
+}
+
+
+@check("lab07.tf_torch_grads", reference=_reference_tf_torch_grads)
+def tf_torch_grads_program(impl, rng):
+    """One two-layer net in Keras and in PyTorch from the same weights: each framework's loss
+    and gradients against hand-derived float64 ones, each in its framework's layout."""
+    for trial in range(1, 3):
+        (n, d_in, h, d_out), args = _tf_torch_problem(rng)
+        label = f"trial {trial} (N={n}, D_in={d_in}, H={h}, D_out={d_out})"
+        box: dict = {}
+
+        def call(box=box, args=args):
+            box.pop("result", None)
+            box["result"] = impl(*(a.copy() for a in args))
+            return _structure(box["result"])
+
+        yield Case(f"{label}: the call returns {{'tf': {{...}}, 'torch': {{...}}}}", call,
+                   hint=_CALL_HINT)
+        for framework in ("tf", "torch"):
+            name = _FRAMEWORK_NAMES[framework]
+            hints = _FRAMEWORK_HINTS[framework]
+            yield Case(f"{label}: {name} loss",
+                       lambda box=box, framework=framework: _framework_part(box, framework,
+                                                                            "loss"),
+                       hint=hints["loss"], rtol=1e-4, atol=1e-5)
+            yield Case(f"{label}: {name} gradients",
+                       lambda box=box, framework=framework: _framework_part(box, framework,
+                                                                            "grads"),
+                       hint=hints["grads"], rtol=1e-4, atol=1e-5,
+                       names=_GRAD_NAMES[framework])
