@@ -1,5 +1,34 @@
 """Realistic wrong answers for lab06_static_graphs: each must lose points in its checks cell."""
 
+_TC_HEAD = '''def time_compiled(fn, example, warmup=3, repeats=20, compile=torch.compile,
+                  clock=time.perf_counter, sync=None):
+    if sync is None:
+        def sync():
+            synchronize(example.device)
+
+    def seconds(f):
+        sync()
+        start = clock()
+        f(example)
+        sync()
+        return clock() - start
+
+'''
+_TC_SOLUTION = _TC_HEAD + '''    compiled = compile(fn)
+    first_call_s = seconds(compiled)
+    for _ in range(warmup):
+        compiled(example)
+    compiled_s = sum(seconds(compiled) for _ in range(repeats)) / repeats
+    for _ in range(warmup):
+        fn(example)
+    eager_s = sum(seconds(fn) for _ in range(repeats)) / repeats
+    compile_s = first_call_s - compiled_s
+    saved_s = eager_s - compiled_s
+    return {"first_call_s": first_call_s, "compiled_s": compiled_s, "eager_s": eager_s,
+            "compile_s": compile_s,
+            "break_even_calls": math.ceil(compile_s / saved_s) if saved_s > 0 else None}
+'''
+
 _W2_SCRIPTED = '''
 
 w2_model = torch.jit.script(w2_model)
@@ -216,6 +245,62 @@ def load_checkpoint(path, model, optimizer, scheduler):
     return model, optimizer, scheduler
 '''),
     ],
+    "time_compiled": [
+        ("the first (compiling) call counted in the compiled mean", _TC_HEAD + '''    compiled = compile(fn)
+    times = [seconds(compiled) for _ in range(1 + repeats)]
+    first_call_s = times[0]
+    compiled_s = sum(times) / len(times)
+    for _ in range(warmup):
+        fn(example)
+    eager_s = sum(seconds(fn) for _ in range(repeats)) / repeats
+    compile_s = first_call_s - compiled_s
+    saved_s = eager_s - compiled_s
+    return {"first_call_s": first_call_s, "compiled_s": compiled_s, "eager_s": eager_s,
+            "compile_s": compile_s,
+            "break_even_calls": math.ceil(compile_s / saved_s) if saved_s > 0 else None}
+'''),
+        ("no warm-up: times the calls right after the first one", _TC_HEAD + '''    compiled = compile(fn)
+    first_call_s = seconds(compiled)
+    compiled_s = sum(seconds(compiled) for _ in range(repeats)) / repeats
+    eager_s = sum(seconds(fn) for _ in range(repeats)) / repeats
+    compile_s = first_call_s - compiled_s
+    saved_s = eager_s - compiled_s
+    return {"first_call_s": first_call_s, "compiled_s": compiled_s, "eager_s": eager_s,
+            "compile_s": compile_s,
+            "break_even_calls": math.ceil(compile_s / saved_s) if saved_s > 0 else None}
+'''),
+        ("warms up the compiled function but not the eager one", _TC_HEAD + '''    compiled = compile(fn)
+    first_call_s = seconds(compiled)
+    for _ in range(warmup):
+        compiled(example)
+    compiled_s = sum(seconds(compiled) for _ in range(repeats)) / repeats
+    eager_s = sum(seconds(fn) for _ in range(repeats)) / repeats
+    compile_s = first_call_s - compiled_s
+    saved_s = eager_s - compiled_s
+    return {"first_call_s": first_call_s, "compiled_s": compiled_s, "eager_s": eager_s,
+            "compile_s": compile_s,
+            "break_even_calls": math.ceil(compile_s / saved_s) if saved_s > 0 else None}
+'''),
+        ("break-even off by one: int(ratio) + 1", _TC_SOLUTION.replace(
+            "math.ceil(compile_s / saved_s)", "int(compile_s / saved_s) + 1")),
+        ("break-even from the eager time instead of the time saved per call",
+         _TC_SOLUTION.replace("math.ceil(compile_s / saved_s)", "math.ceil(compile_s / eager_s)")),
+        ("break-even divided the wrong way round", _TC_SOLUTION.replace(
+            "math.ceil(compile_s / saved_s)", "math.ceil(saved_s / compile_s)")),
+        ("break-even from the whole first call, not its extra cost", _TC_SOLUTION.replace(
+            "math.ceil(compile_s / saved_s)", "math.ceil(first_call_s / saved_s)")),
+        ("never breaking even said as infinitely many calls", _TC_SOLUTION.replace(
+            "if saved_s > 0 else None", "if saved_s > 0 else math.inf")),
+        ("compile cost reported as the whole first call", _TC_SOLUTION.replace(
+            "compile_s = first_call_s - compiled_s", "compile_s = first_call_s")),
+        ("no sync after the call: times the launch, not the work", _TC_SOLUTION.replace(
+            "        f(example)\n        sync()\n", "        f(example)\n")),
+        ("median instead of mean", "import statistics\n\n\n" + _TC_SOLUTION.replace(
+            "sum(seconds(compiled) for _ in range(repeats)) / repeats",
+            "statistics.median(seconds(compiled) for _ in range(repeats))").replace(
+            "sum(seconds(fn) for _ in range(repeats)) / repeats",
+            "statistics.median(seconds(fn) for _ in range(repeats))")),
+    ],
 }
 
 ALTERNATIVES = {
@@ -299,6 +384,42 @@ def load_checkpoint(path, model, optimizer, scheduler):
     model.load_state_dict(state["weights"], strict=True)
     optimizer.load_state_dict(state["opt"])
     scheduler.load_state_dict(state["sched"])
+'''),
+    ],
+    "time_compiled": [
+        ("timed as one block per function, a loop that finds the break-even count",
+         '''import statistics
+
+
+def time_compiled(fn, example, warmup=3, repeats=20, compile=torch.compile,
+                  clock=time.perf_counter, sync=None):
+    wait = sync if sync is not None else (lambda: synchronize(example.device))
+
+    def mean_seconds(f, calls):
+        # One block of calls between two syncs: its total over the count is the mean.
+        wait()
+        begin = clock()
+        for _ in range(calls):
+            f(example)
+        wait()
+        return (clock() - begin) / calls
+
+    fast = compile(fn)
+    first = mean_seconds(fast, 1)
+    for _ in range(warmup):
+        fast(example)
+    per_call = mean_seconds(fast, repeats)
+    for _ in range(warmup):
+        fn(example)
+    eager = statistics.fmean([mean_seconds(fn, 1) for _ in range(repeats)])
+    record = dict(first_call_s=first, compiled_s=per_call, eager_s=eager,
+                  compile_s=first - per_call, break_even_calls=None)
+    if per_call < eager:
+        n = 1
+        while first + (n - 1) * per_call > n * eager:
+            n += 1
+        record["break_even_calls"] = n
+    return record
 '''),
     ],
 }

@@ -1,6 +1,8 @@
 """Checks for lab06_static_graphs: where a trace goes wrong, a branch-free rewrite, the lecture's
 scripted model, ``torch.export`` with a free batch dimension, a graph that runs in a fresh
-process without the code that built it, and ONNX run by onnxruntime.
+process without the code that built it, ONNX run by onnxruntime, a checkpoint that resumes
+exactly, and how to time ``torch.compile`` against eager (on a pretend device, see
+``NOTE [timing torch.compile without a real clock]``).
 
 References: :func:`coursekit.graphs.trace_disagreements`; ``torch.jit.script``,
 ``torch.export`` and ``torch.onnx`` themselves. The models and functions the programs hand to
@@ -10,6 +12,7 @@ exporting a model calls its ``forward`` from the student's code).
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -492,3 +495,245 @@ def checkpoint_program(impl: Any, rng):
                         "(momentum, Adam's moments and step count), scheduler.state_dict() "
                         "(its epoch, hence the learning rate) and torch.get_rng_state() (the "
                         "next batches and dropout masks); load them into the objects given")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.time_compiled
+# ---------------------------------------------------------------------------------------------
+
+# NOTE [timing torch.compile without a real clock]
+# A speed cannot be graded: it depends on the machine and its load. The methodology can. The
+# check hands the student's code a pretend device with its own clock, an eager function for
+# it, and a `compile` for that function whose costs the check drew: the first compiled call
+# spends `compile_s` of host time before its work, the second is still slow (CUDA graphs are
+# recorded, kernels autotuned), the first eager call is slow too (lazy initialisation). Work is
+# queued and only finished by `sync()`, as on a GPU; a launch costs no host time, so timing
+# the calls one by one or as one block gives the same mean. On that clock every correct answer
+# returns the same record, and each usual mistake (the compile call in the mean, no warm-up, no
+# sync, the break-even count off by one or divided the wrong way) returns another one.
+
+
+def _reference_time_compiled():
+    import math
+    import statistics
+
+    import torch
+
+    from coursekit.hardware import synchronize
+
+    def time_compiled(fn, example, warmup=3, repeats=20, compile=torch.compile,
+                      clock=time.perf_counter, sync=None):
+        if sync is None:
+            def sync():
+                synchronize(example.device)
+
+        def seconds(f):
+            sync()
+            start = clock()
+            f(example)
+            sync()
+            return clock() - start
+
+        compiled = compile(fn)
+        first_call_s = seconds(compiled)
+        for _ in range(warmup):
+            compiled(example)
+        compiled_s = statistics.fmean([seconds(compiled) for _ in range(repeats)])
+        for _ in range(warmup):
+            fn(example)
+        eager_s = statistics.fmean([seconds(fn) for _ in range(repeats)])
+        compile_s = first_call_s - compiled_s
+        saved_s = eager_s - compiled_s
+        return {"first_call_s": first_call_s, "compile_s": compile_s, "compiled_s": compiled_s,
+                "eager_s": eager_s,
+                "break_even_calls": math.ceil(compile_s / saved_s) if saved_s > 0 else None}
+
+    return time_compiled
+
+
+class _FakeCompiler:
+    """A pretend device with its own clock, an eager function for it and a ``compile``.
+
+    ``eager(x)`` queues ``eager_costs[i]`` seconds of device work (its i-th call). ``compile(f)``
+    returns a compiled function whose first call spends ``compile_s`` of host time (capturing
+    the graph and generating code) and then queues ``compiled_costs[0]``; its i-th call queues
+    ``compiled_costs[i]``. ``sync()`` waits until the queue is empty; ``clock()`` reads the
+    time. Every call is counted.
+    """
+
+    def __init__(self, eager_costs: list[float], compiled_costs: list[float], compile_s: float):
+        self.eager_costs, self.compiled_costs = list(eager_costs), list(compiled_costs)
+        self.compile_s = compile_s
+        self.now = self.busy_until = 0.0
+        self.counts = {"compile(fn) calls": 0, "compiled calls": 0, "eager calls": 0}
+
+    def clock(self) -> float:
+        return self.now
+
+    def sync(self) -> None:
+        self.now = max(self.now, self.busy_until)
+
+    def _queue(self, costs: list[float], index: int) -> None:
+        self.busy_until = max(self.busy_until, self.now) + costs[min(index, len(costs) - 1)]
+
+    def eager(self, x):
+        self._queue(self.eager_costs, self.counts["eager calls"])
+        self.counts["eager calls"] += 1
+        return x
+
+    def compile(self, fn):
+        self.counts["compile(fn) calls"] += 1
+        calls = [0]
+
+        def compiled(x):
+            if calls[0] == 0:
+                self.now += self.compile_s
+            self._queue(self.compiled_costs, calls[0])
+            calls[0] += 1
+            self.counts["compiled calls"] += 1
+            return x
+
+        return compiled
+
+
+_RECORD_KEYS = ("first_call_s", "compiled_s", "eager_s", "compile_s", "break_even_calls")
+
+
+def _record(got: Any) -> Any:
+    """The student's record with plain numbers (a whole float count becomes an int)."""
+    if not isinstance(got, dict):
+        return got
+    record: dict[str, Any] = {}
+    for key in _RECORD_KEYS:
+        if key not in got:
+            continue
+        value = got[key]
+        if key == "break_even_calls":
+            if value is not None and not isinstance(value, bool):
+                value = float(value)
+                value = int(value) if value.is_integer() else value
+        elif value is not None:
+            value = float(value)
+        record[key] = value
+    return record
+
+
+def _run_compiler(impl, eager: list[float], compiled: list[float], compile_s: float,
+                  **kwargs):
+    import torch
+
+    fake = _FakeCompiler(eager, compiled, compile_s)
+    got = impl(fake.eager, torch.zeros(2), compile=fake.compile, clock=fake.clock,
+               sync=fake.sync, **kwargs)
+    return _record(got), dict(fake.counts)
+
+
+def _costs(rng, calls: int, low: float, high: float, first_extra: float = 0.0) -> list[float]:
+    costs = [float(c) for c in rng.uniform(low, high, size=calls)]
+    costs[0] += first_extra
+    return costs
+
+
+_COMPILED_NAMES = ("returned record", "calls the pretend device counted")
+_COMPILED_HINT = ("compiled = compile(fn), once; time its first call alone (first_call_s); then "
+                  "call it `warmup` times untimed; then time `repeats` calls, each as sync(); "
+                  "start = clock(); compiled(example); sync(); clock() - start, and take their "
+                  "mean (compiled_s); fn the same way: `warmup` untimed calls, then the mean of "
+                  "`repeats` timed ones (eager_s); compile_s = first_call_s - compiled_s")
+_BREAK_EVEN_HINT = ("break_even_calls = math.ceil(compile_s / (eager_s - compiled_s)): the "
+                    "compile cost divided by the time each compiled call saves")
+
+
+@check("lab06.time_compiled", reference=_reference_time_compiled,
+       forbid=("timeit", "torch.utils.benchmark", "coursekit.hardware.timing"))
+def time_compiled_program(impl: Any, rng):
+    """time_compiled: the compile call apart, warm-up, sync, means and the break-even count."""
+    # 1. Compiling pays off: the compile cost apart, the slow early calls warmed up.
+    for trial in range(2):
+        warmup, repeats = int(rng.integers(1, 5)), int(rng.integers(3, 13))
+        calls = 1 + warmup + repeats + 2
+        compile_s = float(rng.uniform(0.5, 5.0))
+        compiled = _costs(rng, calls, 1e-3, 3e-3)
+        compiled[1] += float(rng.uniform(0.05, 0.3))   # the second call is still slow
+        eager = _costs(rng, calls, 4e-3, 8e-3, first_extra=float(rng.uniform(0.05, 0.2)))
+        yield Case(f"compiling costs {compile_s:.3g} s and makes calls faster, warmup={warmup}, "
+                   f"repeats={repeats} (trial {trial})",
+                   lambda e=eager, c=compiled, s=compile_s, w=warmup, r=repeats:
+                       _run_compiler(impl, e, c, s, warmup=w, repeats=r),
+                   hint=_COMPILED_HINT + "; " + _BREAK_EVEN_HINT, rtol=1e-9, atol=1e-12,
+                   names=_COMPILED_NAMES)
+    # 2. The compiled function is slower per call: compiling never pays back.
+    warmup, repeats = int(rng.integers(1, 4)), int(rng.integers(3, 9))
+    calls = 1 + warmup + repeats + 2
+    compiled = _costs(rng, calls, 2.5e-3, 4e-3)
+    compiled[1] += 0.1
+    eager = _costs(rng, calls, 1e-3, 2e-3, first_extra=0.1)
+    yield Case(f"the compiled function is slower per call: it never breaks even "
+               f"(warmup={warmup}, repeats={repeats})",
+               lambda e=eager, c=compiled, w=warmup, r=repeats:
+                   _run_compiler(impl, e, c, 1.0, warmup=w, repeats=r),
+               hint="when compiled_s >= eager_s compiling never pays back: break_even_calls is "
+                    "None (not 0, inf or a negative count); " + _COMPILED_HINT,
+               rtol=1e-9, atol=1e-12, names=_COMPILED_NAMES)
+    # 3. Planted: costs in powers of two, so the compile cost is exactly `calls` times the
+    # saving. After that many calls both totals are equal: that count is the break-even.
+    calls, warmup, repeats = int(rng.integers(50, 500)), int(rng.integers(1, 4)), 8
+    tick = 2.0 ** -10
+    eager = [3 * tick + 2.0 ** -4] + [3 * tick] * 20
+    compiled = [tick, tick + 2.0 ** -3] + [tick] * 20
+    yield Case(f"the compile cost is exactly {calls} times the time a call saves: "
+               f"{calls} calls break even",
+               lambda e=eager, c=compiled, s=calls * 2 * tick, w=warmup:
+                   _run_compiler(impl, e, c, s, warmup=w, repeats=repeats),
+               hint="after break_even_calls calls the compiled total (first_call_s + the other "
+                    "calls at compiled_s) is no larger than the eager total; at an exact tie that "
+                    "is the ratio itself: math.ceil, not int(...) + 1; " + _BREAK_EVEN_HINT,
+               rtol=1e-9, atol=1e-12, names=_COMPILED_NAMES)
+    # 4. Exactly as fast: no saving to divide by.
+    eager = [2 * tick + 2.0 ** -4] + [2 * tick] * 20
+    compiled = [2 * tick, 2 * tick + 2.0 ** -3] + [2 * tick] * 20
+    yield Case("compiled exactly as fast as eager: it never breaks even",
+               lambda e=eager, c=compiled: _run_compiler(impl, e, c, 0.5, warmup=2, repeats=4),
+               hint="no time saved per call (eager_s - compiled_s == 0): break_even_calls is "
+                    "None, and nothing is divided by zero", rtol=1e-9, atol=1e-12,
+               names=_COMPILED_NAMES, weight=0.5)
+    # 5. The defaults: warmup=3 and repeats=20.
+    compiled = _costs(rng, 30, 1e-3, 3e-3)
+    compiled[1] += 0.2
+    eager = _costs(rng, 30, 4e-3, 8e-3, first_extra=0.2)
+    yield Case("defaults: time_compiled(fn, example, compile=..., clock=..., sync=...) warms "
+               "up 3 times and times 20 calls",
+               lambda e=eager, c=compiled: _run_compiler(impl, e, c, 2.0),
+               hint="keep the defaults of the signature: warmup=3, repeats=20; " + _COMPILED_HINT,
+               rtol=1e-9, atol=1e-12, names=_COMPILED_NAMES, weight=0.5)
+
+    # 6. The real clock and the default sync, on a compiler that sleeps.
+    def real_clock():
+        import torch
+
+        def sleepy_compile(fn):
+            calls = [0]
+
+            def compiled(x):
+                calls[0] += 1
+                time.sleep(0.05 if calls[0] == 1 else 0.001)
+                return x
+
+            return compiled
+
+        def eager(x):
+            time.sleep(0.002)
+            return x
+
+        got = impl(eager, torch.zeros(2), warmup=1, repeats=3, compile=sleepy_compile)
+        first, compiled_s, eager_s = (float(got[k]) for k in ("first_call_s", "compiled_s",
+                                                              "eager_s"))
+        return {"first_call_s in seconds (slept 0.05 s)": 0.05 <= first < 5.0,
+                "compiled_s in seconds (slept 0.001 s)": 0.001 <= compiled_s < 5.0,
+                "eager_s in seconds (slept 0.002 s)": 0.002 <= eager_s < 5.0}
+
+    yield Case("real clock: a compile that sleeps 0.05 s is timed in seconds (default clock "
+               "and sync, example on the CPU)", real_clock,
+               hint="by default read time.perf_counter (seconds); when sync is None wait with "
+                    "coursekit.hardware.synchronize(example.device), a no-op on the CPU",
+               weight=0.5)
