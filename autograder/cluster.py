@@ -229,6 +229,13 @@ def _attempts(client, key: str) -> list[str]:
             if isinstance(event, dict) and event.get("key") == key]
 
 
+def _dashboard(client) -> str:
+    try:
+        return client.dashboard_link
+    except (KeyError, AttributeError):  # a scheduler started without its dashboard
+        return "none (the scheduler runs without one)"
+
+
 def _same(value):
     return value
 
@@ -259,7 +266,8 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
     try:
         workers = client.scheduler_info(n_workers=-1).get("workers", {})
         log(f"cluster: {address}, {len(workers)} worker(s), "
-            f"{sum(w.get('nthreads', 1) for w in workers.values())} thread(s)")
+            f"{sum(w.get('nthreads', 1) for w in workers.values())} thread(s); dashboard: "
+            f"{_dashboard(client)}")
         # Sent once, as tasks that return them rather than scattered data: a scattered value
         # dies with the worker holding it, a task's result is recomputed from the scheduler.
         shared = {lab: client.submit(_same, context, pure=False)
@@ -267,6 +275,8 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
         course, overrides = grader.course, grader.overrides
         checks = client.submit(_same, pack_check_path(course), pure=False)
         futures = {}
+        per_worker: dict[str, int] = {}  # submissions graded (or given up) per worker
+        retried = 0
         for sub in submissions:
             job = job_of(sub)
             future = client.submit(grade_job, job, shared[sub.lab], course, checks, overrides,
@@ -293,11 +303,16 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
                 _store_files(course, result)
                 on_done(result.outcome)
                 outcomes.append(result.outcome)
+                per_worker[result.worker] = per_worker.get(result.worker, 0) + 1
+                retried += bool(result.lost_attempts)
         except OSError as error:
             raise ClusterError(f"lost the Dask scheduler at {address} ({error}); the "
                                f"{len(outcomes)} submission(s) graded so far are stored. Run "
                                f"the same command again: it grades only what is not graded "
                                f"yet.") from None
+        log("cluster summary: " + ", ".join(f"{worker} {count}" for worker, count
+                                            in sorted(per_worker.items()))
+            + f"; {retried} submission(s) retried after a worker died")
     finally:
         try:
             client.close(timeout=10)

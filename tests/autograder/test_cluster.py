@@ -9,6 +9,7 @@ keeping what was stored.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -80,19 +81,28 @@ def test_a_cluster_grades_like_a_local_run_and_survives_a_killed_worker(demo):
         killer = threading.Thread(target=_kill_a_busy_worker,
                                   args=(cluster.scheduler_address, stop, killed))
         killer.start()
+        logged: list[str] = []
         try:
             run = autograde(course, students=STUDENTS, overrides=TEST_LIMITS, progress=False,
-                            cluster=cluster.scheduler_address, log=lambda message: None)
+                            cluster=cluster.scheduler_address, log=logged.append)
         finally:
             stop.set()
             killer.join()
     assert killed, "no worker was killed: the test did not test a fault"
+    assert any(line.startswith(f"cluster: {cluster.scheduler_address}, 2 worker(s)") and
+               "; dashboard: " in line for line in logged), logged
     outcomes = {o.student: o for o in run.outcomes}
     assert sorted(outcomes) == sorted(STUDENTS)
     for student in STUDENTS:
         assert students[student].expect(lab).problems(outcomes[student]) == [], outcomes[student]
     retried = [o for o in run.outcomes if any("retried by the cluster" in r for r in o.reasons)]
     assert retried, (killed, [(o.student, o.reasons) for o in run.outcomes])
+    # The summary names each worker's count and the retries.
+    summary = [line for line in logged if line.startswith("cluster summary: ")]
+    assert len(summary) == 1, logged
+    counts = re.findall(r"tcp://[\d.:]+ \(pid \d+\) (\d+)", summary[0])
+    assert sum(map(int, counts)) == len(STUDENTS), summary
+    assert summary[0].endswith(f"; {len(retried)} submission(s) retried after a worker died")
     # Graded exactly once each: one row, one write in the history.
     assert _rows(course.default_db_url) == len(STUDENTS)
     gradebook = gb.open_gradebook(course.default_db_url)
