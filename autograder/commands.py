@@ -18,6 +18,13 @@ def _root_argument(parser: argparse.ArgumentParser) -> None:
                              "default: found from the current folder, else this repository")
 
 
+def _db_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help=f"gradebook SQLAlchemy URL (default: ${manifest.DB_ENV} where set, "
+                             f"else sqlite:///course/gradebook.db; "
+                             f"postgresql+psycopg://USER@HOST/DB for a shared one)")
+
+
 def _course(args) -> manifest.Course:
     return manifest.load_course(args.root)
 
@@ -132,9 +139,7 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
                         help="grade every submission again; by default a submission whose "
                              "hand-in and lab are unchanged since it was graded (by content "
                              "hash) keeps its stored outcome, so a stopped run goes on")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db; "
-                             "postgresql+psycopg://USER@HOST/DB for a shared one)")
+    _db_argument(parser)
     parser.add_argument("--cell-timeout", type=float, default=None,
                         help="override the manifest's per-cell timeout (seconds)")
     parser.add_argument("--time-limit", type=float, default=None,
@@ -195,8 +200,7 @@ def _filters(parser: argparse.ArgumentParser) -> None:
                         help="only this lab (repeatable)")
     parser.add_argument("--student", action="append", dest="students", metavar="ID",
                         help="only this student (repeatable)")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    _db_argument(parser)
     _root_argument(parser)
 
 
@@ -235,8 +239,7 @@ def demo_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the lab the demo class hands in (default: lab01_graphs, else "
                              "the manifest's first lab)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="notebooks at a time")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    _db_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _root_argument(parser)
 
@@ -265,8 +268,7 @@ def similarity_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default {MIN_TOKENS})")
     parser.add_argument("--out", type=Path, default=None,
                         help="the HTML report (default: course/similarity/<lab>.html)")
-    parser.add_argument("--db", default=None, metavar="URL",
-                        help="gradebook SQLAlchemy URL (default: sqlite:///course/gradebook.db)")
+    _db_argument(parser)
     _root_argument(parser)
 
 

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+DB_ENV = "COURSEKIT_DB"  # the gradebook URL every command and the formgrader use, where set
 
 
 class ManifestError(ValueError):
@@ -106,7 +107,10 @@ class Course:
 
     @property
     def default_db_url(self) -> str:
-        return f"sqlite:///{self.course_dir / 'gradebook.db'}"
+        """``$COURSEKIT_DB`` where set (a team's shared PostgreSQL gradebook, read by
+        ``course/nbgrader_config.py`` too, so the formgrader sees the same one), else the
+        embedded SQLite file under ``course/``."""
+        return os.environ.get(DB_ENV) or f"sqlite:///{self.course_dir / 'gradebook.db'}"
 
     def source_notebook(self, lab: Lab | str) -> Path:
         lab_id = lab if isinstance(lab, str) else lab.id

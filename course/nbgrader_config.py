@@ -21,7 +21,10 @@ c.CourseDirectory.release_directory = os.path.join("..", "notebooks")
 c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
+# The gradebook: $COURSEKIT_DB where a team shares one (postgresql+psycopg://USER@HOST/DB),
+# read by every coursekit command too; else the embedded SQLite file beside this one.
+c.CourseDirectory.db_url = (os.environ.get("COURSEKIT_DB")
+                            or "sqlite:///" + os.path.join(HERE, "gradebook.db"))
 
 # nbgrader's exchange on one machine: release → the students' Assignment List (fetch, submit)
 # → collect into submitted/ → feedback back. Git-ignored; a JupyterHub deployment sets its own

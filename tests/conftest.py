@@ -15,6 +15,10 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                + " --xla_force_host_platform_device_count=2").strip()
 
+# Tests choose their gradebook themselves; an instructor's shared one ($COURSEKIT_DB) must
+# never receive a test's grades.
+os.environ.pop("COURSEKIT_DB", None)
+
 _KILLS: dict[str, list[bool]] = {}
 
 

@@ -118,7 +118,8 @@ def _free_port() -> int:
 
 
 @contextmanager
-def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path):
+def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
+                extra_env: dict[str, str] | None = None):
     """JupyterLab serving ``root`` with ``config_dir`` as its Jupyter configuration folder
     (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group."""
     port, token = _free_port(), secrets.token_hex(16)
@@ -136,7 +137,8 @@ def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path):
     env = {**os.environ, "JUPYTER_CONFIG_PATH": str(config_dir), "HOME": str(home),
            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           **(extra_env or {})}
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
                f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={root}"]

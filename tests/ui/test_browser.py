@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -30,16 +31,22 @@ pytestmark = pytest.mark.browser
 COURSEKIT = [sys.executable, "-m", "coursekit.cli"]
 
 
-def _graded_class_builder():
-    """The pipeline tests' demo class builder (tests/autograder/conftest.py), so this test
-    reuses the class they grade instead of grading another."""
-    path = REPO / "tests" / "autograder" / "conftest.py"
-    module = sys.modules.get("pipeline_fixtures")
+def _test_module(name: str, file: str):
+    """tests/autograder/``file``, loaded once under ``name``."""
+    module = sys.modules.get(name)
     if module is None:
-        spec = importlib.util.spec_from_file_location("pipeline_fixtures", path)
+        path = REPO / "tests" / "autograder" / file
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module   # its dataclasses look their module up there
         spec.loader.exec_module(module)
+    return module
+
+
+def _graded_class_builder():
+    """The pipeline tests' demo class builder (tests/autograder/conftest.py), so this test
+    reuses the class they grade instead of grading another."""
+    module = _test_module("pipeline_fixtures", "conftest.py")
     return module.once_per_run, module._grade_demo_class
 
 
@@ -59,11 +66,11 @@ def ta_course(tmp_path_factory, tmp_path) -> Path:
     return root
 
 
-def export_totals(root: Path) -> dict[str, str]:
+def export_totals(root: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     """``coursekit export``'s total per student, as the formgrader prints scores."""
     out = root / "course" / "exports"
     subprocess.run(COURSEKIT + ["export", "--root", str(root)], check=True, cwd=root,
-                   capture_output=True)
+                   capture_output=True, env={**os.environ, **(env or {})})
     totals = {}
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
@@ -135,6 +142,42 @@ def test_ta_formgrader_shows_regrades_and_overrides_what_coursekit_exports(
             page.locator("#why_sum").press("Tab")
         page.screenshot(path=artifacts / "ta-3-graded-notebook.png", full_page=True)
         assert export_totals(ta_course)["ada_full"] == "6 / 6"
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    server = _test_module("postgres_server", "postgres_server.py")
+    why = server.missing()
+    if why:
+        pytest.skip(why)
+    running = server.start()
+    yield running
+    server.stop(running)
+
+
+def test_ta_formgrader_reads_a_shared_postgresql_gradebook(ta_course, postgres, page, artifacts):
+    """A team's gradebook on PostgreSQL ($COURSEKIT_DB): coursekit grades into it and the
+    formgrader, configured by the same variable, lists exactly those grades."""
+    env = {"COURSEKIT_DB": postgres.create_database("formgrader")}
+    students = ["ada_full", "dan_syntax"]
+    graded = subprocess.run(COURSEKIT + ["autograde", "--root", str(ta_course), "--no-progress",
+                                         *[a for s in students for a in ("--student", s)]],
+                            cwd=ta_course, env={**os.environ, **env}, capture_output=True,
+                            text=True)
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    assert "gradebook: postgresql" in graded.stdout, graded.stdout
+    expected = export_totals(ta_course, env)
+    assert sorted(expected) == students
+    with jupyter_lab(ta_course, ta_course / "course", artifacts / "ta-postgresql.log",
+                     ta_course / "home", extra_env=env) as lab:
+        lab.log_in(page)
+        page.goto(f"{lab.url}/formgrader/manage_submissions/labfx")
+        rows = submission_rows(page)
+        page.screenshot(path=artifacts / "ta-4-postgresql-gradebook.png", full_page=True)
+    assert {s: rows[s]["score"] for s in students} == expected
+    # The class's other hand-ins are on disk but not in this gradebook: listed, not scored.
+    assert len(rows) > len(students) and not [
+        s for s, r in rows.items() if s not in students and r["score"]]
 
 
 def kernel_ready(page) -> None:
