@@ -40,6 +40,49 @@ def _ring(reduce_send, reduce_receive, gather_send, gather_receive, combine="chu
 _RS = ("(rank - step) % world_size", "(rank - step - 1) % world_size")
 _AG = ("(rank + 1 - step) % world_size", "(rank - step) % world_size")
 
+_MIRRORED_DOC = '''def mirrored_step(weights, x, y, lr, per_example_loss):
+    """One SGD step of `x @ w + b` under MirroredStrategy on /cpu:0 and /cpu:1; returns
+    ([w, b] updated, as NumPy arrays, the loss as a float)."""
+'''
+
+
+def _mirrored(devices='["/cpu:0", "/cpu:1"]',
+              loss="tf.nn.compute_average_loss(losses, global_batch_size=global_batch)",
+              grad_reduce='"SUM"', loss_reduce='"SUM"',
+              update="variable.assign_sub(lr * strategy.reduce({grad_reduce}, grad, axis=None))"):
+    """The solution, with one piece replaced."""
+    update = update.format(grad_reduce=grad_reduce)
+    return _MIRRORED_DOC + f'''    strategy = tf.distribute.MirroredStrategy({devices})
+    with strategy.scope():
+        w, b = tf.Variable(weights[0]), tf.Variable(weights[1])
+    global_batch = x.shape[0]
+
+    def shard(context):
+        half = global_batch // strategy.num_replicas_in_sync
+        rows = slice(context.replica_id_in_sync_group * half,
+                     (context.replica_id_in_sync_group + 1) * half)
+        return tf.constant(x[rows]), tf.constant(y[rows])
+
+    x_shards, y_shards = strategy.experimental_distribute_values_from_function(shard)
+
+    def replica_step(x_shard, y_shard):
+        with tf.GradientTape() as tape:
+            losses = per_example_loss(y_shard, x_shard @ w + b)
+            loss = {loss}
+        return loss, tape.gradient(loss, [w, b])
+
+    @tf.function
+    def step(x_shards, y_shards):
+        losses, grads = strategy.run(replica_step, args=(x_shards, y_shards))
+        for variable, grad in zip([w, b], grads):
+            {update}
+        return strategy.reduce({loss_reduce}, losses, axis=None)
+
+    loss = step(x_shards, y_shards)
+    return [w.numpy(), b.numpy()], float(loss)
+'''
+
+
 MUTANTS = {
     "data_parallel": [
         ("sums the gradients without dividing by the world size", _DP_DOC + '''    rank, world_size = dist.get_rank(), dist.get_world_size()
@@ -200,6 +243,25 @@ MUTANTS = {
     return loss.item()
 '''),
     ],
+    "mirrored_step": [
+        ("each replica averages over its own rows (tf.reduce_mean): the step doubles",
+         _mirrored(loss="tf.reduce_mean(losses)")),
+        ("each replica its own mean, gradients reduced with MEAN (right) but losses with SUM",
+         _mirrored(loss="tf.nn.compute_average_loss(losses, global_batch_size=global_batch // 2)",
+                   grad_reduce='"MEAN"')),
+        ("per-example losses summed, never divided by the batch size",
+         _mirrored(loss="tf.reduce_sum(losses)")),
+        ("gradients reduced with MEAN instead of SUM: half the step",
+         _mirrored(grad_reduce='"MEAN"')),
+        ("losses reduced with MEAN instead of SUM: the loss halved",
+         _mirrored(loss_reduce='"MEAN"')),
+        ("one device only: MirroredStrategy(['/cpu:0']) takes the whole batch",
+         _mirrored(devices='["/cpu:0"]')),
+        ("the update is computed but never applied to the variables",
+         _mirrored(update="strategy.reduce({grad_reduce}, grad, axis=None)")),
+        ("the update added instead of subtracted (gradient ascent)",
+         _mirrored(update="variable.assign_add(lr * strategy.reduce({grad_reduce}, grad, axis=None))")),
+    ],
 }
 
 ALTERNATIVES = {
@@ -257,6 +319,27 @@ ALTERNATIVES = {
     loss.backward()
     dist.isend(h.grad, 0).wait()
     return float(loss)
+'''),
+    ],
+    "mirrored_step": [
+        ("eager strategy.run over a distributed tf.data batch, sum / n by hand, ReduceOp "
+         "enum, assign of a new value", _MIRRORED_DOC + '''    strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
+    n = len(x)
+    with strategy.scope():
+        params = [tf.Variable(v) for v in weights]
+    data = tf.data.Dataset.from_tensor_slices((x, y)).batch(n, drop_remainder=True)
+    xs, ys = next(iter(strategy.experimental_distribute_dataset(data)))
+
+    def replica(xb, yb):
+        with tf.GradientTape() as tape:
+            share = tf.reduce_sum(per_example_loss(yb, tf.matmul(xb, params[0]) + params[1])) / n
+        return share, tape.gradient(share, params)
+
+    shares, grads = strategy.run(replica, args=(xs, ys))
+    for p, g in zip(params, grads):
+        p.assign(p - lr * strategy.reduce(tf.distribute.ReduceOp.SUM, g, axis=None))
+    total = strategy.reduce(tf.distribute.ReduceOp.SUM, shares, axis=None)
+    return tuple(p.numpy() for p in params), total.numpy()
 '''),
     ],
 }

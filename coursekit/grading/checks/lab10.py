@@ -1,5 +1,6 @@
 """Checks for lab10_distributed: data-parallel gradients, a ring all-reduce from point-to-point
-messages, and a model split into two stages over two processes.
+messages, a model split into two stages over two processes, and one SGD step of
+``tf.distribute.MirroredStrategy`` over two logical CPUs.
 
 Every case runs the answer on real processes: :func:`coursekit.distributed.launch` forks the
 ranks (in a grading kernel they inherit its monitor) and joins them in a gloo group on the
@@ -7,6 +8,13 @@ loopback. The functions named ``_..._rank`` below are what each rank runs: they 
 rank's inputs from arrays drawn in the program, call the answer, and hand back plain values.
 The references are :mod:`coursekit.distributed`'s; tests/distributed proves them equal to
 the single-process computation, to ``DistributedDataParallel`` and to ``dist.all_reduce``.
+
+``lab10.mirrored_step`` runs in the kernel itself (no processes: TensorFlow's replicas are
+threads over logical devices). Its reference is the same step on one device, in float64, with
+the batch cut into the strategy's two shards; tests/labs/test_lab10_mirrored.py proves it
+equal to the full-batch step and to a real ``MirroredStrategy`` run. It cannot itself be a
+``MirroredStrategy``: TensorFlow fixes its devices when it first runs an op, and a grader
+that already ran another lab's TensorFlow has one CPU device for good.
 """
 from __future__ import annotations
 
@@ -318,3 +326,102 @@ def two_stage_program(impl: Any, rng):
                    lambda index=index: box.get()[1][index]["grads"], rtol=1e-9, atol=1e-12,
                    hint="rank 1's stage must run on the received activation, with "
                         "requires_grad_() set so that its gradient can be sent back")
+
+
+# ---------------------------------------------------------------------------------------------
+# lab10.mirrored_step
+# ---------------------------------------------------------------------------------------------
+
+REPLICAS = 2  # the exercise's MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+
+def _one_device_step(weights, x, y, lr, per_example_loss):
+    """One SGD step of ``x @ w + b`` as MirroredStrategy computes it, on one device: each of
+    the two shards' per-example losses summed and divided by the GLOBAL batch size, the
+    shards' gradients summed (the all-reduce), the update applied once. Float64."""
+    import tensorflow as tf
+
+    batch = x.shape[0]
+    variables = [tf.Variable(np.asarray(w, dtype=np.float64)) for w in weights]
+    losses, grads = [], [tf.zeros_like(v) for v in variables]
+    for x_shard, y_shard in zip(np.array_split(x, REPLICAS), np.array_split(y, REPLICAS)):
+        with tf.GradientTape() as tape:
+            prediction = tf.constant(x_shard) @ variables[0] + variables[1]
+            loss = tf.reduce_sum(per_example_loss(tf.constant(y_shard), prediction)) / batch
+        losses.append(loss)
+        grads = [total + g for total, g in zip(grads, tape.gradient(loss, variables))]
+    for variable, grad in zip(variables, grads):
+        variable.assign_sub(lr * grad)
+    return [v.numpy() for v in variables], float(tf.add_n(losses))
+
+
+def _reference_mirrored():
+    def mirrored_step(weights, x, y, lr, per_example_loss):
+        return _one_device_step(weights, x, y, lr, per_example_loss)
+
+    return mirrored_step
+
+
+def _recording_loss(rows: list):
+    """The per-example squared error, summed over the outputs; it notes the rows of every
+    call (the static size: a replica's shard is known when strategy.run calls it)."""
+    def per_example_loss(y_true, y_pred):
+        import tensorflow as tf
+
+        size = y_pred.shape[0] if getattr(y_pred, "shape", None) is not None else None
+        rows.append(None if size is None else int(size))
+        return tf.reduce_sum(tf.square(y_pred - tf.cast(y_true, y_pred.dtype)), axis=-1)
+
+    return per_example_loss
+
+
+def _weights_and_loss(result: Any) -> Any:
+    """``(weights, loss)`` as plain values: NumPy arrays (a tf.Variable or tensor converted)
+    and a float; anything else as it came."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return result
+    weights, loss = result
+    if isinstance(weights, (tuple, list)):
+        weights = [np.asarray(w.numpy() if hasattr(w, "numpy") else w) for w in weights]
+    if hasattr(loss, "numpy"):
+        loss = loss.numpy()
+    try:
+        loss = float(loss)
+    except (TypeError, ValueError):
+        pass
+    return weights, loss
+
+
+@check("lab10.mirrored_step", reference=_reference_mirrored)
+def mirrored_step_program(impl: Any, rng):
+    """mirrored_step: one SGD step over two replicas equals the one-device full-batch step."""
+    for trial in range(2):
+        rows = REPLICAS * int(rng.integers(2, 5))
+        d_in, d_out = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        weights = [rng.standard_normal((d_in, d_out)) / math.sqrt(d_in),
+                   rng.standard_normal(d_out) * 0.1]
+        x = rng.standard_normal((rows, d_in))
+        y = rng.standard_normal((rows, d_out))
+        lr = float(rng.uniform(0.05, 0.3))
+        where = f"trial {trial + 1} (a batch of {rows}, {d_in} inputs, {d_out} outputs, lr {lr:.3f})"
+        seen: list = []
+        box = _Box(f"the step of {where}")
+
+        def run(box=box, seen=seen, args=(weights, x, y, lr)):
+            box.value = _weights_and_loss(impl(*args, _recording_loss(seen)))
+            return box.value[0] if isinstance(box.value, tuple) else box.value
+
+        yield Case(f"{where}: the updated weights [w, b]", run, weight=2, rtol=1e-9, atol=1e-12,
+                   hint="the step must equal one device's SGD step on the whole batch: on each "
+                        "replica, sum the per-example losses and divide by the GLOBAL batch "
+                        "size (tf.nn.compute_average_loss), then strategy.reduce the gradients "
+                        "with SUM and apply w - lr * grad once; a per-replica mean doubles the "
+                        "gradient on two replicas")
+        yield Case(f"{where}: the loss", lambda box=box: box.get()[1], rtol=1e-9, atol=1e-12,
+                   hint="each replica's loss is its share of the global mean: strategy.reduce "
+                        "them with SUM (MEAN would halve it)")
+        yield Case(f"{where}: rows each call of per_example_loss saw",
+                   lambda box=box, seen=seen: (box.get(), sorted(seen, key=str))[1],
+                   hint="build the strategy over two devices, "
+                        "tf.distribute.MirroredStrategy(['/cpu:0', '/cpu:1']), and let "
+                        "strategy.run call per_example_loss on each replica's half of the batch")
