@@ -1,13 +1,17 @@
 """lab06's library parts, beyond what the mutant suite proves: the functions its trace check
-uses do what the lab says of them, and the fresh process runs an exported graph at any batch
-size, answers a pickled module (which needs its class) with a message, and has a time limit."""
+uses do what the lab says of them, the fresh process runs an exported graph at any batch
+size, answers a pickled module (which needs its class) with a message, and has a time limit,
+and the timing check's planted tie is exact whatever the seed."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from coursekit.grading.program import get_check, run_program  # noqa: E402
 from coursekit.graphs import FreshProcessError, run_in_fresh_process, trace_disagreements  # noqa: E402
 from coursekit.graphs.models import FUNCTIONS, random_model  # noqa: E402
 
@@ -70,3 +74,17 @@ def test_fresh_process_has_a_time_limit_and_says_so(tmp_path):
 def test_fresh_process_says_when_no_file_was_saved(tmp_path):
     with pytest.raises(FreshProcessError, match="no file was saved"):
         run_in_fresh_process(tmp_path / "missing.pt2", [np.zeros((1, 2), np.float32)])
+
+
+def test_time_compiled_planted_tie_breaks_even_exactly_for_every_seed():
+    # Costs in powers of two make the compile cost exactly N savings, so ceil finds N and
+    # int(ratio) + 1 finds N + 1; with rounded costs the case would be a coin flip.
+    check = get_check("lab06.time_compiled")
+    for seed in range(12):
+        (tie,) = [o for o in run_program(check, check.reference_impl(), seed)
+                  if "calls break even" in o.label]
+        calls = int(re.search(r"exactly (\d+) times", tie.label).group(1))
+        record, counts = tie.value
+        assert record["compile_s"] / (record["eager_s"] - record["compiled_s"]) == calls
+        assert record["break_even_calls"] == calls
+        assert counts["compile(fn) calls"] == 1

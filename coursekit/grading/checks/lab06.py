@@ -728,9 +728,11 @@ def time_compiled_program(impl: Any, rng):
         got = impl(eager, torch.zeros(2), warmup=1, repeats=3, compile=sleepy_compile)
         first, compiled_s, eager_s = (float(got[k]) for k in ("first_call_s", "compiled_s",
                                                               "eager_s"))
-        return {"first_call_s in seconds (slept 0.05 s)": 0.05 <= first < 5.0,
-                "compiled_s in seconds (slept 0.001 s)": 0.001 <= compiled_s < 5.0,
-                "eager_s in seconds (slept 0.002 s)": 0.002 <= eager_s < 5.0}
+        # Lower bounds a little under the sleeps (clock granularity), upper ones far above
+        # them: a loaded machine only makes sleeps longer; milliseconds would be 1000x.
+        return {"first_call_s in seconds (slept 0.05 s)": 0.045 <= first < 5.0,
+                "compiled_s in seconds (slept 0.001 s)": 0.0009 <= compiled_s < 5.0,
+                "eager_s in seconds (slept 0.002 s)": 0.0018 <= eager_s < 5.0}
 
     yield Case("real clock: a compile that sleeps 0.05 s is timed in seconds (default clock "
                "and sync, example on the CPU)", real_clock,
