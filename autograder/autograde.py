@@ -190,7 +190,8 @@ class Grader:
             execution = await run_notebook(
                 assembled.nb, km, cwd=workdir,
                 env={**self.kernel_env(runtime),
-                     **channel.env(context.targets, self.course.check_path)},
+                     **channel.env(context.targets, self.course.check_path,
+                                   preload=context.source.setup_imports)},
                 cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
                 skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids),
                 after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,

@@ -160,6 +160,24 @@ class LabNotebook:
         carries one of them belongs to this lab whatever its file is called."""
         return {c.grade_id for c in self.with_role(ANSWER, CHECKS, WRITTEN) if c.grade_id}
 
+    @property
+    def setup_imports(self) -> str:
+        """The first setup cell up to its last top-level import (with the environment it sets
+        before importing): what a grading kernel imports before its monitor
+        (:mod:`coursekit.grading.kernel`). "" when there is none or it does not parse."""
+        setup = self.with_role(SETUP)
+        if not setup or not isinstance(setup[0].source, str):
+            return ""
+        source = setup[0].source
+        try:
+            body = ast.parse(source).body
+        except SyntaxError:
+            return ""
+        imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        if not imports:
+            return ""
+        return "\n".join(source.splitlines()[:imports[-1].end_lineno]) + "\n"
+
     def covered_answers(self, checks: LabCell) -> list[LabCell]:
         """The answer cells a checks cell covers: those since the previous checks cell."""
         covered: list[LabCell] = []

@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursekit.grading.kernel import PRELOAD_ENV
 from coursekit.grading.monitor import (EXIT_CHANNEL_TAMPERED, FIFO_ENV, GRADING_TARGET,
                                        LIBRARY_ENV, REPORT_S, TARGETS_ENV)
 from coursekit.grading.program import get_check
@@ -70,10 +71,14 @@ class Channel:
         asyncio.get_running_loop().add_reader(channel._fd, channel._read)
         return channel
 
-    def env(self, targets_: list[dict], trusted: tuple[Path, ...] = ()) -> dict[str, str]:
-        """The kernel's monitor settings; ``trusted``: folders of the course's own checks."""
+    def env(self, targets_: list[dict], trusted: tuple[Path, ...] = (),
+            preload: str = "") -> dict[str, str]:
+        """The kernel's monitor settings; ``trusted``: folders of the course's own checks;
+        ``preload``: trusted setup imports the kernel runs before its monitor
+        (:mod:`coursekit.grading.kernel`)."""
         return {FIFO_ENV: str(self.path), TARGETS_ENV: json.dumps(targets_),
-                LIBRARY_ENV: os.pathsep.join(str(p.resolve()) for p in trusted)}
+                LIBRARY_ENV: os.pathsep.join(str(p.resolve()) for p in trusted),
+                PRELOAD_ENV: preload}
 
     def _read(self) -> None:
         try:
