@@ -58,9 +58,13 @@ def _plain_nbclient(nb, cwd: Path, env: dict) -> float:
     return time.perf_counter() - started
 
 
+# Every lab of the course (COURSEKIT_BENCH_LABS=lab03_functions,lab07_tensorflow for some).
+BENCH_LABS = [lab.id for lab in manifest.load_course(REPO).labs
+              if lab.id in os.environ.get("COURSEKIT_BENCH_LABS", lab.id).split(",")]
+
+
 @pytest.mark.benchmark
-@pytest.mark.parametrize("lab_id", [None, "lab03_functions", "lab07_tensorflow"],
-                         ids=["fixture", "lab03", "lab07"])
+@pytest.mark.parametrize("lab_id", [None, *BENCH_LABS], ids=["fixture", *BENCH_LABS])
 def test_harness_cost_per_notebook_against_plain_nbclient(tmp_path, lab_id):
     course = _course(tmp_path, lab_id)
     lab = course.lab(lab_id) if lab_id else course.labs[0]
