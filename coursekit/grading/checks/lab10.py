@@ -19,6 +19,7 @@ that already ran another lab's TensorFlow has one CPU device for good.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -339,6 +340,8 @@ def _one_device_step(weights, x, y, lr, per_example_loss):
     """One SGD step of ``x @ w + b`` as MirroredStrategy computes it, on one device: each of
     the two shards' per-example losses summed and divided by the GLOBAL batch size, the
     shards' gradients summed (the all-reduce), the update applied once. Float64."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")   # as lab07: no C++ INFO lines when a
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # grader imports it here first
     import tensorflow as tf
 
     batch = x.shape[0]
