@@ -7,7 +7,10 @@ regrades one student through coursekit to the same score, and a written answer g
 in the graded notebook view shows up in ``coursekit export``.
 
 Student: ``make lab``'s JupyterLab (``course/student/``) on a working copy of lab01: run all
-draws the lab's graph, and Validate shows coursekit's per-check report.
+draws the lab's graph, and Validate shows coursekit's per-check report; on lab02, the backward
+stepper widget moves on, node by node, at each click.
+
+TA on a shared PostgreSQL gradebook: the formgrader lists what coursekit graded into it.
 
 Screenshots go to tests/ui/artifacts/ (git-ignored).
 """
@@ -216,3 +219,50 @@ def test_student_runs_a_lab_and_validates_it(tmp_path, page, artifacts):
         assert "✗ lab01.numpy_graph_grads" in report and "points" in report
         assert "written answer [relu_mask_answer]" in report
         assert "Traceback" not in report and "see above" not in report
+
+
+def _run_cell(page, text: str) -> None:
+    """Run the one code cell whose source holds ``text`` (Shift+Enter in its editor)."""
+    cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea-editor",
+                                                          has_text=text))
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def test_student_steps_through_a_backward_pass_in_the_widget(tmp_path, page, artifacts):
+    """lab02's BackwardStepper renders as a live widget whose Next button moves the picture
+    and the status on, node by node, in the kernel."""
+    work = tmp_path / "work"
+    lab_id = "lab02_autograd"
+    shutil.copytree(REPO / "notebooks" / lab_id, work / lab_id)
+    with jupyter_lab(work, REPO / "course" / "student", artifacts / "student-widget.log",
+                     tmp_path / "home") as lab:
+        lab.log_in(page)
+        page.goto(f"{lab.url}/lab/tree/{lab_id}/{lab_id}.ipynb")
+        kernel_ready(page)
+        _run_cell(page, "device = pick_device()")
+        _run_cell(page, "BackwardStepper(c_t.sum())")
+        status = page.locator(".coursekit-stepper-status")
+        status.wait_for(timeout=180_000)
+        first = status.inner_text()
+        assert first.startswith("step 1 of "), first
+        steps = int(first.split(" of ")[1].split(":")[0])
+        picture = page.locator(".coursekit-stepper img")
+        before = picture.get_attribute("src")
+        page.locator("button.coursekit-stepper-next").click()
+        page.wait_for_function(
+            "() => document.querySelector('.coursekit-stepper-status').innerText"
+            ".startsWith('step 2 of ')", timeout=60_000)
+        # The picture follows the status in the same update: a new image replaces the old.
+        page.wait_for_function("before => document.querySelector('.coursekit-stepper img')"
+                               ".getAttribute('src') !== before", arg=before, timeout=60_000)
+        for _ in range(steps - 2):
+            page.locator("button.coursekit-stepper-next").click()
+        page.wait_for_function(
+            f"() => document.querySelector('.coursekit-stepper-status').innerText"
+            f".startsWith('step {steps} of ')", timeout=60_000)
+        # The last node: nothing comes after it, so Next is switched off.
+        page.wait_for_function("() => document.querySelector('button.coursekit-stepper-next')"
+                               ".disabled", timeout=60_000)
+        page.locator(".coursekit-stepper").scroll_into_view_if_needed()
+        page.screenshot(path=artifacts / "student-3-backward-stepper.png")
