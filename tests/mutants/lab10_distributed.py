@@ -341,5 +341,30 @@ ALTERNATIVES = {
     total = strategy.reduce(tf.distribute.ReduceOp.SUM, shares, axis=None)
     return tuple(p.numpy() for p in params), total.numpy()
 '''),
+        ("replica-context all_reduce, variables that take the first replica's update",
+         _MIRRORED_DOC + '''    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with strategy.scope():
+        params = [tf.Variable(v, aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+                  for v in weights]
+    n = len(x)
+    data = tf.data.Dataset.from_tensor_slices((x, y)).batch(n, drop_remainder=True)
+    xs, ys = next(iter(strategy.experimental_distribute_dataset(data)))
+
+    @tf.function
+    def run(xs, ys):
+        def replica(xb, yb):
+            with tf.GradientTape() as tape:
+                share = tf.reduce_sum(per_example_loss(yb, xb @ params[0] + params[1])) / n
+            grads = tf.distribute.get_replica_context().all_reduce(
+                "SUM", tape.gradient(share, params))
+            for p, g in zip(params, grads):
+                p.assign_sub(lr * g)
+            return share
+
+        return strategy.reduce("SUM", strategy.run(replica, args=(xs, ys)), axis=None)
+
+    loss = run(xs, ys)
+    return [p.numpy() for p in params], loss
+'''),
     ],
 }

@@ -334,6 +334,11 @@ def two_stage_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 REPLICAS = 2  # the exercise's MirroredStrategy(["/cpu:0", "/cpu:1"])
+# The weights' shapes are the same in every trial and every seed: TensorFlow 2.21 numbers the
+# collectives of each new MirroredStrategy from the same start, and a replica-context
+# all_reduce then fails ("Shape mismatch in the collective instance") once an earlier
+# strategy of the kernel reduced tensors of another shape. The batch size varies.
+D_IN, D_OUT = 4, 2
 
 
 def _one_device_step(weights, x, y, lr, per_example_loss):
@@ -399,8 +404,8 @@ def _weights_and_loss(result: Any) -> Any:
 def mirrored_step_program(impl: Any, rng):
     """mirrored_step: one SGD step over two replicas equals the one-device full-batch step."""
     for trial in range(2):
-        rows = REPLICAS * int(rng.integers(2, 5))
-        d_in, d_out = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        rows = REPLICAS * int(rng.integers(2, 6))
+        d_in, d_out = D_IN, D_OUT
         weights = [rng.standard_normal((d_in, d_out)) / math.sqrt(d_in),
                    rng.standard_normal(d_out) * 0.1]
         x = rng.standard_normal((rows, d_in))
