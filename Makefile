@@ -7,6 +7,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# As an activated environment would: nbgrader runs tools of its own by name (alembic, when
+# Collect in the formgrader makes the gradebook), which must be this environment's.
+export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: demo test lab grade-ui bench release-check mutants clean
 

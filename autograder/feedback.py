@@ -9,6 +9,7 @@ student code's exception messages and file names.
 """
 from __future__ import annotations
 
+import shutil
 from html import escape as _html_escape
 from pathlib import Path
 
@@ -92,10 +93,16 @@ def render(outcome: gb.StoredOutcome, title: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+# What nbgrader's exchange left beside a hand-in collected from it; its release_feedback
+# hands a page back only with them beside the page.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
 def write_feedback(course: Course, db_url: str | None = None, *,
                    students: list[str] | None = None,
                    labs: list[str] | None = None) -> list[Path]:
-    """Write ``course/feedback/<student>/<lab>/<lab>.html`` for every stored outcome."""
+    """Write ``course/feedback/<student>/<lab>/<lab>.html`` for every stored outcome, with
+    the exchange's files of the hand-in beside it (hand-ins from elsewhere have none)."""
     titles = {lab.id: lab.title for lab in course.labs}
     gradebook = gb.open_gradebook(db_url or course.default_db_url)
     written = []
@@ -105,6 +112,10 @@ def write_feedback(course: Course, db_url: str | None = None, *,
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(render(outcome, titles.get(outcome.lab, outcome.lab)),
                             encoding="utf-8")
+            submitted = course.submitted_dir / outcome.student / outcome.lab
+            for name in EXCHANGE_FILES:
+                if (submitted / name).is_file():
+                    shutil.copy(submitted / name, path.parent / name)
             written.append(path)
     finally:
         gradebook.close()

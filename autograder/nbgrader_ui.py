@@ -38,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import shutil
 from contextlib import redirect_stderr, redirect_stdout
 from html import escape
 from pathlib import Path
@@ -52,12 +51,12 @@ from tornado import web
 from tornado.routing import HostMatches, Rule
 from tornado.web import _ApplicationRouter
 
+from .feedback import EXCHANGE_FILES
 from .manifest import Course, ManifestError, load_course
 
 TEMPLATES = Path(__file__).parent / "nbgrader_templates"
 MATHJAX = "static/jupyter_server_mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
 # Files nbgrader's exchange writes next to a submission; releasing feedback needs both.
-EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
 def _result(success: bool, log: str, error: str = "") -> dict:
@@ -223,8 +222,6 @@ class CoursekitAPI(NbGraderAPI):
         students = [student_id] if student_id else None
         paths = write_feedback(course, self.coursedir.db_url, students=students,
                                labs=[assignment_id])
-        for path in paths:
-            _copy_exchange_files(course, path.parent)
         where = course.feedback_dir.relative_to(course.root)
         if not paths:
             return _result(False, "", f"no graded submission of {assignment_id}"
@@ -289,16 +286,6 @@ def _ensure_exchange(parent) -> None:
         root.chmod(0o1777)  # everyone writes; only the owner of an entry removes it
     except OSError:
         pass  # the formgrader says the exchange is missing, with nbgrader's instructions
-
-
-def _copy_exchange_files(course: Course, feedback_folder: Path) -> None:
-    """Put the exchange's timestamp and submission secret next to a feedback page, as
-    nbgrader's release_feedback expects; hand-ins from elsewhere have none."""
-    student, lab = feedback_folder.parent.name, feedback_folder.name
-    submitted = course.submitted_dir / student / lab
-    for name in EXCHANGE_FILES:
-        if (submitted / name).is_file():
-            shutil.copy(submitted / name, feedback_folder / name)
 
 
 # --------------------------------------------------------------------------- handlers
