@@ -1,6 +1,8 @@
-"""Prints the mutant suite's kill rate per lab (tests/mutants) at the end of the session.
+"""Every test process's set-up: two JAX host devices and two TensorFlow logical CPUs (the
+labs' multi-device exercises), no instructor's gradebook; and the mutant suite's kill rate per
+lab (tests/mutants), printed at the end of the session.
 
-It lives at the top of tests/ so that pytest-xdist's controller loads it too: the results
+It lives at the top of tests/ so that pytest-xdist's controller loads it too: the kill rates
 travel from the workers in the test reports' user properties."""
 from __future__ import annotations
 
@@ -8,12 +10,48 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 # JAX reads XLA_FLAGS once, when first imported: every test process gets two host devices,
 # whichever lab's code imports JAX first (lab08's pmap checks need two; one lab's setup cell
 # run in-process by the mutant harness must not leave the next lab with one).
 if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                + " --xla_force_host_platform_device_count=2").strip()
+
+
+
+@pytest.hookimpl(trylast=True)  # after -k / -m deselection
+def pytest_collection_modifyitems(items):
+    """TensorFlow's two logical CPUs for lab10's Exercise 4, split before any test runs.
+
+    The mutant harness runs each lab's setup cells in this process. TensorFlow fixes its
+    devices the first time anything runs an op (lab07's and lab11's checks do), and lab10's
+    setup cell, run later, could then no longer split the CPU in two: its
+    ``MirroredStrategy(["/cpu:0", "/cpu:1"])`` would find one device. As for JAX's host
+    devices above, the split is made first, whenever lab10's tests are selected. Importing
+    TensorFlow and configuring devices starts no thread, so the forks of lab05's workers and
+    lab10's ranks stay safe."""
+    if any("lab10" in item.nodeid for item in items):
+        _split_tensorflow_cpu()
+
+
+def _split_tensorflow_cpu(count: int = 2) -> None:
+    """Two logical CPU devices, unless TensorFlow is missing or already fixed its devices."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")   # as lab07's and lab10's setup cells
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    if tf.config.get_logical_device_configuration(cpu) is None:
+        try:
+            tf.config.set_logical_device_configuration(
+                cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(count)])
+        except RuntimeError:  # an op already ran in this process: nothing to do any more
+            pass
+
 
 # Tests choose their gradebook themselves; an instructor's shared one ($COURSEKIT_DB) must
 # never receive a test's grades.
