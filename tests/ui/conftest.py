@@ -37,9 +37,11 @@ def chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A headless Chromium (the system's), or a skip that says how to get it."""
+    """A headless Chromium (the system's), or a skip that says how to get it. Per module:
+    Playwright's event loop runs in this thread while it lives, and a later test file in the
+    same worker that grades (asyncio.run) must not find it running."""
     path = chromium_path()
     if path is None:
         pytest.skip("browser test skipped: no Chromium on PATH (install the Debian package "
