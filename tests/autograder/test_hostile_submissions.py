@@ -102,3 +102,26 @@ def test_hostile_hand_ins_leave_the_class_and_the_course_intact(fixture_course, 
     assert outcomes["flo_flood"].score == pytest.approx(demo.max_score)
     flooded = course.autograded_dir / "flo_flood" / lab.id / lab.notebook
     assert flooded.stat().st_size < 5_000_000 and "was dropped" in flooded.read_text()
+
+
+def test_an_edited_setup_cell_never_runs_before_the_monitor(fixture_course, test_limits):
+    """The grading kernel imports the setup cell's imports before its monitor starts
+    (coursekit.grading.kernel). An attacker who edits the setup cell to run first, unwatched,
+    gets nothing: the preload is the instructor's setup from the source notebook, and the
+    notebook's setup cell is restored from it too. The honest answers keep full marks."""
+    course = fixture_course
+    lab = course.labs[0]
+    demo = demo_class.demo_lab(course, lab)
+    nb = demo.notebook()
+    setup = next(c for c in nb.cells
+                 if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup")
+    setup.source = ("open('ran_before_the_monitor.txt', 'w').write('unwatched')\n"
+                    "import numpy as np\n" + setup.source)
+    _write(course.submitted_dir / "pre_loader" / lab.id, nb)
+
+    run = autograde(course, overrides=test_limits, progress=False, log=lambda m: None)
+
+    [outcome] = run.outcomes
+    assert outcome.score == pytest.approx(demo.max_score), outcome.reasons
+    workdir = course.autograded_dir / "pre_loader" / lab.id
+    assert workdir.is_dir() and not (workdir / "ran_before_the_monitor.txt").exists()
