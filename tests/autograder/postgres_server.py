@@ -116,3 +116,15 @@ def stop(server: Server) -> None:
     except subprocess.CalledProcessError:
         pass
     shutil.rmtree(server.folder, ignore_errors=True)
+
+
+def running():
+    """A pytest fixture's body: a started server, stopped afterwards, or a skip that says why
+    (``server = pytest.fixture(scope="module")(postgres_server.running)``)."""
+    import pytest
+    why = missing()
+    if why:
+        pytest.skip(why)
+    server = start()
+    yield server
+    stop(server)

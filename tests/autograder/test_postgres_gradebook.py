@@ -26,14 +26,7 @@ LIMITS = ["--cell-timeout", str(TEST_LIMITS.cell_timeout_s), "--time-limit",
           str(TEST_LIMITS.time_limit_s), "--memory-mb", str(TEST_LIMITS.memory_mb)]
 
 
-@pytest.fixture(scope="module")
-def server():
-    why = postgres_server.missing()
-    if why:
-        pytest.skip(why)
-    running = postgres_server.start()
-    yield running
-    postgres_server.stop(running)
+server = pytest.fixture(scope="module", name="server")(postgres_server.running)
 
 
 @pytest.fixture

@@ -147,15 +147,8 @@ def test_ta_formgrader_shows_regrades_and_overrides_what_coursekit_exports(
         assert export_totals(ta_course)["ada_full"] == "6 / 6"
 
 
-@pytest.fixture(scope="module")
-def postgres():
-    server = _test_module("postgres_server", "postgres_server.py")
-    why = server.missing()
-    if why:
-        pytest.skip(why)
-    running = server.start()
-    yield running
-    server.stop(running)
+postgres = pytest.fixture(scope="module", name="postgres")(
+    _test_module("postgres_server", "postgres_server.py").running)
 
 
 def test_ta_formgrader_reads_a_shared_postgresql_gradebook(ta_course, postgres, page, artifacts):
