@@ -35,7 +35,9 @@ report (:func:`copydetect.compare_files` reads :class:`Fingerprint` like its own
 """
 from __future__ import annotations
 
+import ast
 import html
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,8 +167,6 @@ def canonical(code: str) -> str:
     """``code`` in one layout (:func:`ast.unparse`): a reformatter's choices (parentheses
     around a tuple, quotes, line breaks) would otherwise change the token stream. Code that
     does not parse (an IPython magic, a syntax error) stays as written."""
-    import ast
-    import warnings
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)
