@@ -99,7 +99,69 @@ _PREDICT_HEAD = '''def predict(model, x, batch_size=256):
     """The model's outputs for x, in eval mode and inference mode, batch by batch."""
 '''
 
+_READ_HEAD = '''def read_profile(prof):
+    """The costliest operator by self CPU time, and the share of the loop waiting for data."""
+'''
+
+
+def _read(costliest: str = "max(ops, key=lambda row: row.self_cpu_time_total)",
+          ops: str = '[row for row in rows.values() if row.key.startswith("aten::")]',
+          wait: str = 'rows["wait for batch"].cpu_time_total', share: str = "wait / (wait + train)",
+          ms: str = "costliest.self_cpu_time_total / 1e3") -> str:
+    return _READ_HEAD + f'''    rows = {{row.key: row for row in prof.key_averages()}}
+    ops = {ops}
+    costliest = {costliest}
+    wait = {wait}
+    train = rows["train step"].cpu_time_total
+    return {{"costliest op": costliest.key, "self CPU ms": {ms},
+            "waiting share": {share}}}
+'''
+
+
+def _loader(*, order: str = "sampler=loader.sampler", keep: str = ", drop_last=loader.drop_last, "
+            "collate_fn=loader.collate_fn", workers: str = "num_workers=num_workers, "
+            "persistent_workers=True", pin: str = 'device.type == "cuda"') -> str:
+    return f'''def faster_loader(loader, device, num_workers=2):
+    """loader's batches, prepared by worker processes; pinned memory only for a CUDA device."""
+    return DataLoader(loader.dataset, batch_size=loader.batch_size,
+                      {order}{keep},
+                      {workers}, pin_memory={pin})
+'''
+
+
 MUTANTS = {
+    "read_profile": [
+        ("sorts by CPU total, which counts what a row calls: aten::linear outranks its addmm",
+         _read(costliest="max(ops, key=lambda row: row.cpu_time_total)")),
+        ("takes the top row of the table without keeping to aten:: operators",
+         _read(ops="list(rows.values())")),
+        ("the longest single call in prof.events(), not the row that adds up all calls",
+         _read(costliest='max((e for e in prof.events() if e.name.startswith("aten::")), '
+                         'key=lambda e: e.self_cpu_time_total)')),
+        ("counts the wait by the self time of `wait for batch`, not its CPU total",
+         _read(wait='rows["wait for batch"].self_cpu_time_total')),
+        ("counts the wait by the DataLoader row: the copies to the device are left out",
+         _read(wait="next(row for key, row in rows.items() "
+                    'if key.startswith("enumerate(DataLoader)")).cpu_time_total')),
+        ("divides the wait by the training time only", _read(share="wait / train")),
+        ("reports microseconds as milliseconds", _read(ms="costliest.self_cpu_time_total")),
+    ],
+    "faster_loader": [
+        ("no workers: the batches are still prepared in the main process",
+         _loader(workers="persistent_workers=False")),
+        ("pins memory on every device", _loader(pin="True")),
+        ("pins memory when this machine has a GPU, whatever the device",
+         _loader(pin="torch.cuda.is_available()")),
+        ("pins memory on every device but the CPU (the meta device too)",
+         _loader(pin='device.type != "cpu"')),
+        ("compares with torch.device(\'cuda\'): cuda:1 gets no pinned memory",
+         _loader(pin='device == torch.device("cuda")')),
+        ("no persistent workers: they start again at every epoch",
+         _loader(workers="num_workers=num_workers")),
+        ("shuffles whatever the given loader did", _loader(order="shuffle=True")),
+        ("keeps the dataset and batch size only: drop_last and collate_fn are lost",
+         _loader(keep="")),
+    ],
     "bf16_report": [
         ("autocasts to float16 instead of bfloat16", _bf16(_RELATIVE, "torch.float16")),
         ("absolute error, not relative to the largest value",
@@ -269,6 +331,42 @@ MUTANTS = {
 }
 
 ALTERNATIVES = {
+    "read_profile": [
+        ("sorted table, share of the whole profile, rows looked up one by one", '''def read_profile(prof):
+    """The costliest operator by self CPU time, and the share of the loop waiting for data."""
+    table = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
+    top = next(e for e in table if e.key.startswith("aten::"))
+    wait = next(e.cpu_time_total for e in table if e.key == "wait for batch")
+    # The loop is all the profile holds: its two regions are the only top-level rows.
+    total = sum(e.self_cpu_time_total for e in table)
+    return dict([("costliest op", top.key), ("self CPU ms", top.self_cpu_time_total * 0.001),
+                 ("waiting share", wait / total)])
+'''),
+        ("sums prof.events() by name", '''def read_profile(prof):
+    """The costliest operator by self CPU time, and the share of the loop waiting for data."""
+    self_us, total_us = {}, {}
+    for event in prof.events():
+        self_us[event.name] = self_us.get(event.name, 0) + event.self_cpu_time_total
+        total_us[event.name] = total_us.get(event.name, 0) + event.cpu_time_total
+    name = max((n for n in self_us if n.startswith("aten::")), key=self_us.get)
+    wait, train = total_us["wait for batch"], total_us["train step"]
+    return {"costliest op": name, "self CPU ms": self_us[name] / 1000,
+            "waiting share": wait / (wait + train)}
+'''),
+    ],
+    "faster_loader": [
+        ("shuffle from the sampler's type, the generator kept, a deeper prefetch", '''def faster_loader(loader, device, num_workers=2):
+    """loader's batches, prepared by worker processes; pinned memory only for a CUDA device."""
+    from torch.utils.data import RandomSampler
+
+    settings = dict(batch_size=loader.batch_size, drop_last=loader.drop_last,
+                    collate_fn=loader.collate_fn, generator=loader.generator,
+                    shuffle=isinstance(loader.sampler, RandomSampler))
+    pin = str(device).startswith("cuda")
+    return DataLoader(loader.dataset, num_workers=num_workers, persistent_workers=True,
+                      prefetch_factor=4, pin_memory=pin, **settings)
+'''),
+    ],
     "bf16_report": [
         ("torch.amp.autocast, errors through torch.max and .to(torch.float32)", '''def bf16_report(a, b, x):
     """Output dtype under bf16 autocast, and errors against float32, per op class."""

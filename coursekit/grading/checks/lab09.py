@@ -1,11 +1,15 @@
-"""Checks for lab09_performance: bf16 autocast error per op class, dynamic loss scaling by hand,
-activation bytes saved for backward, segment checkpointing, and inference mode.
+"""Checks for lab09_performance: reading a profile, a DataLoader without the stall, bf16
+autocast error per op class, dynamic loss scaling by hand, activation bytes saved for backward,
+segment checkpointing, and inference mode.
 
-References: ``torch.autocast`` itself for the bf16 report; ``torch.amp.GradScaler`` (on the
-CPU) for the loss scaler, step by step on gradient sequences with planted overflows;
+References: the reading rule the lab states (the ``aten::`` row of largest self time, the
+``wait for batch`` region's share) on profiles with drawn times (see ``NOTE [profiles with
+drawn times]``); ``torch.utils.data.DataLoader`` for the faster loader; ``torch.autocast``
+itself for the bf16 report; ``torch.amp.GradScaler`` (on the CPU) for the loss scaler, step by
+step on gradient sequences with planted overflows;
 ``torch.utils.checkpoint.checkpoint_sequential`` for the checkpointed forward; the counting
 rule the lab states (distinct storages of saved tensors, the model's parameters left out) for
-the saved bytes. Every number compared is a count or a value, never a time.
+the saved bytes. Every number compared is a count or a value, never a time measured here.
 """
 from __future__ import annotations
 
@@ -578,3 +582,368 @@ def predict_program(impl: Any, rng):
                         "batch_size], in order, joined with torch.cat; afterwards put the model "
                         "back in the mode it was in (model.train(was_training)), in a finally "
                         "block", rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.read_profile
+# ---------------------------------------------------------------------------------------------
+
+# NOTE [profiles with drawn times]
+# Two recordings of the same loop never agree on a time, and the student's kernel and the
+# grader record apart: a real profile cannot be graded against a reference. So the check builds
+# the profile a recorded training loop leaves behind — torch's own `FunctionEvent`s in torch's
+# own `EventList`, so `key_averages()` and `events()` behave as after `torch.profiler.profile`
+# — with the rows and nesting of the lab's loop (`wait for batch` around the DataLoader and
+# the copies, `train step` around forward, backward and the optimizer) and times the check
+# draws. Each trial plants the costliest operator and the stall so that one usual mistake gets
+# another answer: a single-process loader whose DataLoader row outweighs every operator and
+# whose costliest operator sits inside `aten::linear` (sorting by CPU total, or not keeping to
+# `aten::` rows); a loop with workers whose costliest operator is many calls of `aten::mm`,
+# each shorter than one `aten::addmm` (the longest single event is not the costliest row);
+# and a GPU loop whose costliest operator is the copy to the device, inside `wait for batch`.
+
+_WAIT, _STEP = "wait for batch", "train step"
+_ITERATORS = {"single": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+              "workers": "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"}
+
+
+def _reference_read_profile():
+    def read_profile(prof):
+        rows = {row.key: row for row in prof.key_averages()}
+        ops = [row for row in rows.values() if row.key.startswith("aten::")]
+        costliest = max(ops, key=lambda row: row.self_cpu_time_total)
+        wait = rows["wait for batch"].cpu_time_total
+        train = rows["train step"].cpu_time_total
+        return {"costliest op": costliest.key,
+                "self CPU ms": costliest.self_cpu_time_total / 1e3,
+                "waiting share": wait / (wait + train)}
+
+    return read_profile
+
+
+class _RecordedProfile:
+    """A finished ``torch.profiler.profile`` as code reads it: ``events()``, the
+    ``FunctionEvent`` of every call, and ``key_averages()``, one row per name."""
+
+    def __init__(self, events):
+        self._events = events
+
+    def events(self):
+        return self._events
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
+                     group_by_overload_name=False):
+        return self._events.key_averages(group_by_input_shape, group_by_stack_n,
+                                         group_by_overload_name)
+
+
+def _op(name: str, self_us: int, *children, kind: str = "op") -> tuple:
+    """A row of the tree: kind is "op", "user" (record_function) or "backward" (a grad_fn)."""
+    return (name, int(self_us), list(children), kind)
+
+
+def _profile(tree: list[tuple]) -> _RecordedProfile:
+    """Lay the tree out in time on one thread, each row's own time before its children's, and
+    build torch's events from it."""
+    from torch.autograd.profiler_util import EventList, FunctionEvent
+
+    events: list = []
+
+    def lay_out(rows, start):
+        now = start
+        for name, self_us, children, kind in rows:
+            index = len(events)
+            events.append(None)
+            end = lay_out(children, now + self_us)
+            events[index] = FunctionEvent(
+                index, name, thread=1, start_us=now, end_us=end, stack=[],
+                scope={"op": 0, "backward": 1, "user": 7}[kind],
+                fwd_thread=1 if kind == "backward" else None,
+                is_user_annotation=kind == "user")
+            now = end
+        return now
+
+    lay_out(tree, 0)
+    recorded = EventList(events)
+    recorded._build_tree()  # as the profiler does once its block ends
+    return _RecordedProfile(recorded)
+
+
+def _small(rng, size=None):
+    """The time of a cheap operator call, in microseconds."""
+    return rng.integers(2, 30, size=size)
+
+
+def _draw_loop(rng, steps: int, layers: int, loader: str, device: str) -> dict:
+    """Every call's time, drawn: the cheap ones in microseconds, the costly ones (the
+    DataLoader's own time, the matrix products, the copies) as shapes the trial scales."""
+    addmm = rng.uniform(100, 300, size=(steps, layers))
+    wide = int(rng.integers(0, layers))     # the widest layer: its product is the longest call
+    addmm[:, wide] = rng.uniform(1000, 2000) * rng.uniform(0.9, 1.0, size=steps)
+    return {"steps": steps, "layers": layers, "loader": loader, "device": device,
+            "prep": rng.uniform(0.8, 1.2, size=steps),
+            "addmm": addmm,
+            "mm": rng.uniform(0.8, 1.2, size=(steps, 2 * layers - 1)),  # layer 1: x needs no grad
+            "copy": rng.uniform(0.8, 1.2, size=(steps, 2)),
+            "small": _small(rng, size=(steps, 200))}
+
+
+def _step_tree(loop: dict, step: int, prep_us: int, addmm_us, mm_us, copy_us) -> list[tuple]:
+    """One iteration of the lab's loop, `wait for batch` then `train step`, as profiler rows."""
+    small = iter(int(v) for v in loop["small"][step])
+    cheap = lambda: next(small)  # noqa: E731 — one drawn time per cheap call, in order
+    layers = loop["layers"]
+    if loop["device"] == "cuda":
+        copies = [_op("aten::to", cheap(), _op("aten::_to_copy", cheap(),
+                                                _op("aten::empty_strided", cheap()),
+                                                _op("aten::copy_", int(us))))
+                  for us in copy_us]
+    else:
+        copies = [_op("aten::to", cheap()) for _ in range(2)]
+    wait = _op(_WAIT, cheap(),
+               _op(_ITERATORS[loop["loader"]], prep_us,
+                   _op("aten::stack", cheap(), _op("aten::cat", cheap())),
+                   _op("aten::stack", cheap(), _op("aten::cat", cheap())), kind="user"),
+               *copies, kind="user")
+    forward = []
+    for layer in range(layers):
+        forward.append(_op("aten::linear", cheap(),
+                           _op("aten::t", cheap(), _op("aten::transpose", cheap())),
+                           _op("aten::addmm", int(addmm_us[layer]), _op("aten::expand", cheap()),
+                               _op("aten::copy_", cheap()))))
+        if layer < layers - 1:
+            forward.append(_op("aten::relu", cheap(), _op("aten::clamp_min", cheap())))
+    loss = _op("aten::cross_entropy_loss", cheap(),
+               _op("aten::log_softmax", cheap(), _op("aten::_log_softmax", cheap())),
+               _op("aten::nll_loss_nd", cheap(),
+                   _op("aten::nll_loss", cheap(), _op("aten::nll_loss_forward", cheap()))))
+
+    def node(name, *children):
+        return _op(f"autograd::engine::evaluate_function: {name}", cheap(),
+                   _op(name, cheap(), *children, kind="backward"))
+
+    backward = [node("NllLossBackward0", _op("aten::nll_loss_backward", cheap())),
+                node("LogSoftmaxBackward0", _op("aten::_log_softmax_backward_data", cheap()))]
+    mm = iter(int(v) for v in mm_us)
+    for layer in reversed(range(layers)):
+        products = [_op("aten::t", cheap(), _op("aten::transpose", cheap()))]
+        if layer > 0:
+            products += [_op("aten::mm", next(mm)),
+                         _op("aten::t", cheap(), _op("aten::transpose", cheap()))]
+        products += [_op("aten::mm", next(mm))]
+        backward.append(node("AddmmBackward0", *products))
+        for _ in range(2):  # the weight's and the bias's gradient
+            backward.append(node("torch::autograd::AccumulateGrad",
+                                 _op("aten::detach", cheap(), _op("detach", cheap()))))
+        if layer > 0:
+            backward.append(node("ReluBackward0", _op("aten::threshold_backward", cheap())))
+    train = _op(_STEP, cheap(), *forward, loss,
+                _op("Optimizer.zero_grad#SGD.zero_grad", cheap(), kind="user"),
+                _op("aten::ones_like", cheap(), _op("aten::empty_like", cheap()),
+                    _op("aten::fill_", cheap())),
+                *backward,
+                _op("Optimizer.step#SGD.step", cheap(),
+                    *[_op("aten::add_", cheap()) for _ in range(2 * layers)], kind="user"),
+                kind="user")
+    return [wait, train]
+
+
+def _self_totals(tree: list[tuple], totals: dict | None = None) -> dict:
+    """Self time per row name, summed over the tree."""
+    totals = {} if totals is None else totals
+    for name, self_us, children, _ in tree:
+        totals[name] = totals.get(name, 0) + self_us
+        _self_totals(children, totals)
+    return totals
+
+
+def _planted_loop(loop: dict, costliest: str, share: float) -> list[tuple]:
+    """The loop's rows with `costliest` the aten row of largest self time (by a drawn margin
+    folded into `share`'s draw) and about `share` of the loop spent in `wait for batch`.
+
+    The costly calls are scaled, in turn: every other row is fixed first, then the planted
+    operator is made 1.5 times the largest other operator, then the DataLoader's own time is
+    set so that the stall takes the planted share."""
+    steps = loop["steps"]
+    addmm = np.rint(loop["addmm"]).astype(int)
+    mm = loop["mm"] * addmm.max() * 0.6          # each mm call shorter than the longest addmm
+    copy = loop["copy"] * 200.0
+
+    def build(prep, addmm, mm, copy):
+        return [row for step in range(steps)
+                for row in _step_tree(loop, step, int(prep[step]), addmm[step],
+                                      np.rint(mm[step]).astype(int),
+                                      np.rint(copy[step]).astype(int))]
+
+    ones = np.ones(steps)
+    totals = _self_totals(build(ones, addmm, mm, copy))
+    others = max(v for k, v in totals.items() if k.startswith("aten::") and k != costliest)
+    planted = {"aten::addmm": addmm, "aten::mm": mm, "aten::copy_": copy}[costliest]
+    fixed = totals[costliest] - int(np.rint(planted).sum())  # the cheap calls of that name
+    scaled = planted * ((1.5 * others - fixed) / planted.sum())
+    if costliest == "aten::addmm":
+        addmm = np.rint(scaled).astype(int)
+    elif costliest == "aten::mm":
+        mm = scaled
+    else:
+        copy = scaled
+    tree = build(ones, addmm, mm, copy)
+    wait = sum(row[1] + sum(_self_totals(row[2]).values()) for row in tree if row[0] == _WAIT)
+    train = sum(row[1] + sum(_self_totals(row[2]).values()) for row in tree if row[0] == _STEP)
+    stall = share / (1 - share) * train - wait  # the DataLoader's own time still to add
+    prep = 1 + np.maximum(0.0, stall) * loop["prep"] / loop["prep"].sum()
+    return build(np.rint(prep), addmm, mm, copy)
+
+
+def _read(impl, tree):
+    got = impl(_profile(tree))
+    return {"costliest op": str(got["costliest op"]), "self CPU ms": float(got["self CPU ms"]),
+            "waiting share": float(got["waiting share"])}
+
+
+_READ_HINT = ("rows = prof.key_averages(), one per name with all its calls, times in "
+              "microseconds; the costliest operator is the `aten::` row of largest "
+              "self_cpu_time_total; the waiting share is the cpu_time_total of `wait for batch` "
+              "over that of `wait for batch` plus `train step`")
+_TRIAL_HINTS = {
+    "stall": "the DataLoader row has the largest self time, but it is not an operator: keep to "
+             "`aten::` rows; and aten::linear's CPU total includes the aten::addmm it calls",
+    "workers": "one row per operator, all its calls together: many short calls can outweigh "
+               "a few long ones (prof.events() lists single calls)",
+    "gpu": "the copy to the device (aten::copy_ under aten::to) runs inside `wait for batch`: "
+           "it is an operator and part of the wait",
+}
+
+
+@check("lab09.read_profile", reference=_reference_read_profile)
+def read_profile_program(impl: Any, rng):
+    """read_profile: the costliest operator by self time, and the share of the loop waiting."""
+    trials = [("stall", "single", "cpu", "aten::addmm", float(rng.uniform(0.6, 0.9))),
+              ("workers", "workers", "cpu", "aten::mm", float(rng.uniform(0.02, 0.1))),
+              ("gpu", "workers", "cuda", "aten::copy_", float(rng.uniform(0.3, 0.6)))]
+    words = {"stall": "a single-process loader", "workers": "a loader with workers",
+             "gpu": "a loader with workers, on a GPU"}
+    for trial, loader, device, costliest, share in trials:
+        steps, layers = int(rng.integers(3, 7)), int(rng.integers(3, 5))
+        loop = _draw_loop(rng, steps, layers, loader, device)
+        yield Case(f"{words[trial]}: {steps} steps of a {layers}-layer MLP",
+                   lambda loop=loop, c=costliest, s=share: _read(impl, _planted_loop(loop, c, s)),
+                   hint=_TRIAL_HINTS[trial] + "; " + _READ_HINT, rtol=1e-6, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab09.faster_loader
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_faster_loader():
+    from torch.utils.data import DataLoader
+
+    def faster_loader(loader, device, num_workers=2):
+        return DataLoader(loader.dataset, batch_size=loader.batch_size, sampler=loader.sampler,
+                          drop_last=loader.drop_last, collate_fn=loader.collate_fn,
+                          num_workers=num_workers, persistent_workers=True,
+                          pin_memory=device.type == "cuda")
+
+    return faster_loader
+
+
+class _Samples:
+    """A map-style dataset of (features, label) pairs from drawn arrays. A plain class at module
+    level: workers started by spawn or forkserver import it by name."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def __getitem__(self, index: int):
+        import torch
+
+        return torch.from_numpy(self.x[index]), int(self.y[index])
+
+
+def _collate_as_dict(samples):
+    """A collate_fn of the dataset's own: a dict of stacked features and labels."""
+    import torch
+
+    return {"x": torch.stack([x for x, _ in samples]), "y": torch.tensor([y for _, y in samples])}
+
+
+def _slow_loader(values, batch_size, shuffle, drop_last, custom):
+    from torch.utils.data import DataLoader
+
+    return DataLoader(_Samples(values["x"], values["y"]), batch_size=batch_size, shuffle=shuffle,
+                      drop_last=drop_last, **({"collate_fn": _collate_as_dict} if custom else {}))
+
+
+def _configuration(impl, values, setting, device, workers):
+    import torch
+
+    slow = _slow_loader(values, *setting)
+    fast = impl(slow, torch.device(device), num_workers=workers)
+    batches = getattr(fast, "batch_sampler", None)
+
+    def same(mine, theirs):
+        return "the given loader's" if mine is theirs else "another"
+
+    return {"num_workers": fast.num_workers, "pin_memory": bool(fast.pin_memory),
+            "persistent_workers": bool(fast.persistent_workers),
+            "dataset": same(fast.dataset, slow.dataset),
+            "batch size": getattr(batches, "batch_size", None),
+            "drop_last": getattr(batches, "drop_last", None),
+            "order": type(getattr(batches, "sampler", None)).__name__,
+            "collate_fn": same(fast.collate_fn, slow.collate_fn)}
+
+
+def _batches(impl, values, setting, workers, seed):
+    import torch
+
+    slow = _slow_loader(values, *setting)
+    fast = impl(slow, torch.device("cpu"), num_workers=workers)
+    torch.manual_seed(seed)  # the order of a shuffled loader comes from torch's generator
+    return [batch if isinstance(batch, dict) else list(batch) for batch in fast]
+
+
+_LOADER_HINT = ("keep the loader's dataset, batch_size, sampler (its order), drop_last and "
+                "collate_fn; add num_workers=num_workers and persistent_workers=True (the "
+                "workers live on from one epoch to the next)")
+_PIN_HINTS = {
+    "cpu": "on the CPU there is no copy to a GPU to speed up: pin_memory=False",
+    "cuda": "pin_memory=True for a CUDA device, whatever its index: test device.type == 'cuda' "
+            "(torch.device('cuda:1') != torch.device('cuda')), not whether this machine has a GPU",
+    "meta": "pin memory only where the device is CUDA (device.type == 'cuda'): any other device "
+            "gets pin_memory=False",
+}
+
+
+@check("lab09.faster_loader", reference=_reference_faster_loader)
+def faster_loader_program(impl: Any, rng):
+    """faster_loader: the same batches, from workers, with pinned memory only for CUDA."""
+    rows, features = int(rng.integers(20, 50)), int(rng.integers(2, 6))
+    values = {"x": rng.standard_normal((rows, features)).astype(np.float32),
+              "y": rng.integers(0, 10, size=rows)}
+    # (batch_size, shuffle, drop_last, a collate_fn of its own)
+    shuffled = (int(rng.integers(3, 9)), True, False, False)
+    in_order = (int(rng.integers(3, 9)), False, True, True)
+
+    def words(setting):
+        size, shuffle, drop_last, custom = setting
+        return (f"batch_size={size}, {'shuffled' if shuffle else 'in order'}"
+                + (", drop_last" if drop_last else "") + (", own collate_fn" if custom else ""))
+
+    devices = [("cpu", shuffled), ("cuda", in_order),
+               (f"cuda:{int(rng.integers(1, 4))}", shuffled), ("meta", in_order)]
+    for device, setting in devices:
+        workers = int(rng.integers(1, 3))
+        yield Case(f"configuration for device {device!r}, num_workers={workers}, from a loader "
+                   f"with {words(setting)}",
+                   lambda s=setting, d=device, w=workers: _configuration(impl, values, s, d, w),
+                   hint=_LOADER_HINT + "; " + _PIN_HINTS[device.split(":")[0]])
+    for setting in (shuffled, in_order):
+        workers, seed = int(rng.integers(1, 3)), int(rng.integers(0, 2**31))
+        yield Case(f"batches on the CPU with num_workers={workers} equal the single-process "
+                   f"loader's ({words(setting)})",
+                   lambda s=setting, w=workers, k=seed: _batches(impl, values, s, w, k),
+                   hint="the workers must not change a batch: " + _LOADER_HINT)
