@@ -669,11 +669,6 @@ def _profile(tree: list[tuple]) -> _RecordedProfile:
     return _RecordedProfile(recorded)
 
 
-def _small(rng, size=None):
-    """The time of a cheap operator call, in microseconds."""
-    return rng.integers(2, 30, size=size)
-
-
 def _draw_loop(rng, steps: int, layers: int, loader: str, device: str) -> dict:
     """Every call's time, drawn: the cheap ones in microseconds, the costly ones (the
     DataLoader's own time, the matrix products, the copies) as shapes the trial scales."""
@@ -685,7 +680,7 @@ def _draw_loop(rng, steps: int, layers: int, loader: str, device: str) -> dict:
             "addmm": addmm,
             "mm": rng.uniform(0.8, 1.2, size=(steps, 2 * layers - 1)),  # layer 1: x needs no grad
             "copy": rng.uniform(0.8, 1.2, size=(steps, 2)),
-            "small": _small(rng, size=(steps, 200))}
+            "small": rng.integers(2, 30, size=(steps, 200))}
 
 
 def _step_tree(loop: dict, step: int, prep_us: int, addmm_us, mm_us, copy_us) -> list[tuple]:
@@ -700,10 +695,10 @@ def _step_tree(loop: dict, step: int, prep_us: int, addmm_us, mm_us, copy_us) ->
                   for us in copy_us]
     else:
         copies = [_op("aten::to", cheap()) for _ in range(2)]
-    wait = _op(_WAIT, cheap(),
-               _op(_ITERATORS[loop["loader"]], prep_us,
-                   _op("aten::stack", cheap(), _op("aten::cat", cheap())),
-                   _op("aten::stack", cheap(), _op("aten::cat", cheap())), kind="user"),
+    # Workers collate in their own processes: only a single-process loader stacks here.
+    collate = ([_op("aten::stack", cheap(), _op("aten::cat", cheap())) for _ in range(2)]
+               if loop["loader"] == "single" else [])
+    wait = _op(_WAIT, cheap(), _op(_ITERATORS[loop["loader"]], prep_us, *collate, kind="user"),
                *copies, kind="user")
     forward = []
     for layer in range(layers):
@@ -757,16 +752,23 @@ def _self_totals(tree: list[tuple], totals: dict | None = None) -> dict:
     return totals
 
 
-def _planted_loop(loop: dict, costliest: str, share: float) -> list[tuple]:
-    """The loop's rows with `costliest` the aten row of largest self time (by a drawn margin
-    folded into `share`'s draw) and about `share` of the loop spent in `wait for batch`.
+def _total(row: tuple) -> int:
+    """A row's CPU total: its own time and its children's."""
+    return row[1] + sum(_total(child) for child in row[2])
 
-    The costly calls are scaled, in turn: every other row is fixed first, then the planted
-    operator is made 1.5 times the largest other operator, then the DataLoader's own time is
-    set so that the stall takes the planted share."""
+
+def _planted_loop(loop: dict, costliest: str, share: float) -> list[tuple]:
+    """The loop's rows, with `costliest` the `aten::` row of largest self time and about
+    `share` of the loop in `wait for batch`.
+
+    Every other row is drawn first; then the calls of the planted operator are scaled so that
+    its row is 1.5 times the largest other operator row; then the DataLoader's own time is set
+    so that the stall takes its share. With workers, the planted `aten::mm` is 5 or 7 calls a
+    step sharing 1.5 times the `aten::addmm` row, most of which is one wide layer's call: each
+    `aten::mm` call stays shorter than that one."""
     steps = loop["steps"]
     addmm = np.rint(loop["addmm"]).astype(int)
-    mm = loop["mm"] * addmm.max() * 0.6          # each mm call shorter than the longest addmm
+    mm = loop["mm"] * addmm.max() * 0.6           # backward products, next to the forward ones
     copy = loop["copy"] * 200.0
 
     def build(prep, addmm, mm, copy):
@@ -788,8 +790,8 @@ def _planted_loop(loop: dict, costliest: str, share: float) -> list[tuple]:
     else:
         copy = scaled
     tree = build(ones, addmm, mm, copy)
-    wait = sum(row[1] + sum(_self_totals(row[2]).values()) for row in tree if row[0] == _WAIT)
-    train = sum(row[1] + sum(_self_totals(row[2]).values()) for row in tree if row[0] == _STEP)
+    wait = sum(_total(row) for row in tree if row[0] == _WAIT)
+    train = sum(_total(row) for row in tree if row[0] == _STEP)
     stall = share / (1 - share) * train - wait  # the DataLoader's own time still to add
     prep = 1 + np.maximum(0.0, stall) * loop["prep"] / loop["prep"].sum()
     return build(np.rint(prep), addmm, mm, copy)
