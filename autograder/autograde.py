@@ -84,10 +84,9 @@ class LabContext:
 def prepare_lab(course: Course, lab: Lab) -> LabContext:
     source = lab_cells.load(course.source_notebook(lab))
     release = lab_cells.split(release_notebook(course, lab, source.nb))
-    checks = [call.check for cell in source.with_role(CHECKS) for call in cell.calls]
     return LabContext(lab, source, release, release_code_sources(release),
                       release_cell_ids(release), source.identifying_ids,
-                      monitoring.targets(checks, course.check_path))
+                      monitoring.targets(source.check_names, course.check_path))
 
 
 @dataclass
@@ -191,7 +190,8 @@ class Grader:
                 assembled.nb, km, cwd=workdir,
                 env={**self.kernel_env(runtime),
                      **channel.env(context.targets, self.course.check_path,
-                                   preload=context.source.setup_imports)},
+                                   preload=context.source.setup_imports,
+                                   warm=context.source.check_names)},
                 cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
                 skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids),
                 after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,

@@ -161,6 +161,12 @@ class LabNotebook:
         return {c.grade_id for c in self.with_role(ANSWER, CHECKS, WRITTEN) if c.grade_id}
 
     @property
+    def check_names(self) -> list[str]:
+        """The checks its ``grade(...)`` calls name, each once, in notebook order."""
+        return list(dict.fromkeys(call.check for cell in self.with_role(CHECKS)
+                                  for call in cell.calls))
+
+    @property
     def setup_imports(self) -> str:
         """The first setup cell up to its last top-level import (with the environment it sets
         before importing): what a grading kernel imports before its monitor

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursekit.grading.kernel import PRELOAD_ENV
+from coursekit.grading.kernel import PRELOAD_CHECKS_ENV, PRELOAD_ENV
 from coursekit.grading.monitor import (EXIT_CHANNEL_TAMPERED, FIFO_ENV, GRADING_TARGET,
                                        LIBRARY_ENV, REPORT_S, TARGETS_ENV)
 from coursekit.grading.program import get_check
@@ -72,13 +72,13 @@ class Channel:
         return channel
 
     def env(self, targets_: list[dict], trusted: tuple[Path, ...] = (),
-            preload: str = "") -> dict[str, str]:
+            preload: str = "", warm: list[str] = ()) -> dict[str, str]:
         """The kernel's monitor settings; ``trusted``: folders of the course's own checks;
-        ``preload``: trusted setup imports the kernel runs before its monitor
-        (:mod:`coursekit.grading.kernel`)."""
+        ``preload``: trusted setup imports the kernel runs before its monitor, and ``warm``:
+        checks whose modules it imports and warms up then (:mod:`coursekit.grading.kernel`)."""
         return {FIFO_ENV: str(self.path), TARGETS_ENV: json.dumps(targets_),
                 LIBRARY_ENV: os.pathsep.join(str(p.resolve()) for p in trusted),
-                PRELOAD_ENV: preload}
+                PRELOAD_ENV: preload, PRELOAD_CHECKS_ENV: ",".join(warm)}
 
     def _read(self) -> None:
         try:

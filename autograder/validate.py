@@ -145,10 +145,10 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     skip = {index for index, cell in enumerate(nb.cells)
             if release_ids is not None and cell.cell_type == "code"
             and lab_cells.role_of(cell) == PLAIN and cell.get("id") in release_ids}
-    # The release's setup imports, loaded before the monitor (as grading does): never code
-    # from the notebook being validated, which may be anybody's.
-    preload = (lab_cells.load(course.release_notebook(lab)).setup_imports
-               if course is not None and lab is not None else "")
+    # The release's setup imports and check warm-ups, run before the monitor (as grading
+    # does): never code from the notebook being validated, which may be anybody's.
+    release = (lab_cells.load(course.release_notebook(lab))
+               if course is not None and lab is not None else None)
     runtime = sandbox.runtime_dir()
     status = sandbox.SandboxStatus(False, "none")  # the student's own machine: no sandbox
     km = sandbox.kernel_manager(course or load_course(), workdir=path.parent,
@@ -167,7 +167,8 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
             return channel, await run_notebook(
                 nb, km, cwd=path.parent,
                 env={**env, **channel.env(targets, course.check_path if course else (),
-                                          preload=preload)},
+                                          preload=release.setup_imports if release else "",
+                                          warm=release.check_names if release else ())},
                 cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory, skip=skip,
                 after_cell=checks_driver(visible, lambda name, hidden: public_seed(name),
                                          cell_timeout))

@@ -4,7 +4,9 @@ It is ipykernel with the grading monitor (:mod:`.monitor`) installed first, so t
 in place before any student code runs. Without the grader's environment it is plain ipykernel.
 
 Before the monitor, it runs the lab's setup imports (``COURSEKIT_PRELOAD``: the instructor's
-setup cell up to its last import, from the source notebook, never from a hand-in). The
+setup cell up to its last import, from the source notebook, never from a hand-in), then
+imports the check modules of the lab's checks (``COURSEKIT_PRELOAD_CHECKS``) and runs the
+``warm_up()`` of each that has one (:mod:`.warm`). The
 monitor's profile function sees every Python call, so an import under it costs 2× (torch) to
 5× (TensorFlow) as much; imported here, the setup cell later finds the modules loaded. Nothing
 of the student's has run yet, so nothing is left unwatched, as long as the imports started no
@@ -18,20 +20,32 @@ import sys
 import threading
 
 from coursekit.grading import monitor
+from coursekit.grading.program import get_check
 
 PRELOAD_ENV = "COURSEKIT_PRELOAD"
+PRELOAD_CHECKS_ENV = "COURSEKIT_PRELOAD_CHECKS"
 EXIT_PRELOAD_THREADS = 87
 
 
-def preload(source: str) -> None:
-    """Run ``source`` (trusted setup code) in a namespace of its own, quietly: a failure here
-    is the setup cell's, which reports it in the notebook when it runs."""
+def preload(source: str, checks: list[str] = ()) -> None:
+    """Run ``source`` (trusted setup code) in a namespace of its own, then the warm-ups of the
+    modules that hold ``checks``, quietly: a failure here is the setup cell's or the check's,
+    which report it where it is seen."""
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
         try:
             exec(compile(source, "<coursekit preload>", "exec"), {"__name__": "__preload__"})
         except Exception:  # noqa: BLE001 — the setup cell will raise it where it is seen
             pass
+        warmed = set()
+        for name in checks:
+            try:
+                module = sys.modules[get_check(name).program.__module__]
+                if module not in warmed:
+                    warmed.add(module)
+                    getattr(module, "warm_up", lambda: None)()
+            except Exception:  # noqa: BLE001 — the check itself will fail where it is seen
+                pass
     extra = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if extra:
         sys.stderr.write(f"coursekit: the lab's setup imports started threads {extra} before "
@@ -40,8 +54,10 @@ def preload(source: str) -> None:
 
 
 if __name__ == "__main__":
-    if os.environ.get(monitor.FIFO_ENV) and os.environ.get(PRELOAD_ENV):
-        preload(os.environ.pop(PRELOAD_ENV))
+    if os.environ.get(monitor.FIFO_ENV) and (os.environ.get(PRELOAD_ENV)
+                                             or os.environ.get(PRELOAD_CHECKS_ENV)):
+        preload(os.environ.pop(PRELOAD_ENV, ""),
+                [name for name in os.environ.pop(PRELOAD_CHECKS_ENV, "").split(",") if name])
     monitor.install_from_env()
     from ipykernel import kernelapp
     kernelapp.launch_new_instance()

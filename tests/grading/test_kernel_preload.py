@@ -1,7 +1,8 @@
 """The grading kernel imports the lab's setup imports before its monitor
 (:mod:`coursekit.grading.kernel`): a real kernel finds them loaded and printed nothing, a
-preload that starts a thread keeps the kernel from starting, and what is preloaded is the
-instructor's setup cell up to its last import."""
+preload that starts a thread keeps the kernel from starting, what is preloaded is the
+instructor's setup cell up to its last import, and each check module's warm-up runs once,
+before the monitor."""
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,8 @@ import nbformat
 
 from autograder import cells as lab_cells, manifest, sandbox
 from coursekit.grading import monitor
-from coursekit.grading.kernel import EXIT_PRELOAD_THREADS, PRELOAD_ENV
+from coursekit.grading.kernel import EXIT_PRELOAD_THREADS, PRELOAD_CHECKS_ENV, PRELOAD_ENV
+from coursekit.grading.program import CHECK_PACKAGES_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,18 +37,15 @@ def _drained_fifo(tmp_path):
     return fifo, lines
 
 
-def test_a_grading_kernel_starts_with_the_setup_imports_loaded(tmp_path):
-    """The grader's own kernel manager (unsandboxed here: the sandbox is tested elsewhere)."""
+def _printed_by_a_grading_kernel(tmp_path, preload: dict, code: str) -> str:
+    """What ``code`` prints in the grader's own kernel, started with the ``preload`` settings
+    (unsandboxed here: the sandbox is tested elsewhere)."""
     fifo, _ = _drained_fifo(tmp_path)
     runtime = sandbox.runtime_dir()
     km = sandbox.kernel_manager(manifest.load_course(REPO), workdir=tmp_path,
                                 runtime_dir=runtime, limits=None,
                                 status=sandbox.SandboxStatus(False, "none"))
-    # `this` prints the Zen of Python when imported: the preload's output reaches nobody.
-    env = {**os.environ, monitor.FIFO_ENV: str(fifo), monitor.TARGETS_ENV: "[]",
-           PRELOAD_ENV: "import this\nimport colorsys\n"}
-    code = ("import os, sys; print(sorted(m for m in ('this', 'colorsys') if m in sys.modules),"
-            f" {PRELOAD_ENV!r} in os.environ)")
+    env = {**os.environ, monitor.FIFO_ENV: str(fifo), monitor.TARGETS_ENV: "[]", **preload}
 
     async def run() -> str:
         await km.start_kernel(env=env, cwd=str(tmp_path))
@@ -64,10 +63,39 @@ def test_a_grading_kernel_starts_with_the_setup_imports_loaded(tmp_path):
             await km.shutdown_kernel(now=True)
 
     try:
-        printed = asyncio.run(run())
+        return asyncio.run(run())
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_grading_kernel_starts_with_the_setup_imports_loaded(tmp_path):
+    # `this` prints the Zen of Python when imported: the preload's output reaches nobody.
+    code = ("import os, sys; print(sorted(m for m in ('this', 'colorsys') if m in sys.modules),"
+            f" {PRELOAD_ENV!r} in os.environ)")
+    printed = _printed_by_a_grading_kernel(
+        tmp_path, {PRELOAD_ENV: "import this\nimport colorsys\n"}, code)
     assert printed.strip() == "['colorsys', 'this'] False"
+
+
+def test_the_warm_up_of_each_check_module_runs_once_before_the_monitor(tmp_path):
+    package = tmp_path / "warmchecks"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "labw.py").write_text(
+        "import sys\n"
+        "from coursekit.grading.program import check\n"
+        "RUNS = []\n\n"
+        "def warm_up():\n"
+        "    RUNS.append(sys.getprofile() is None)\n\n"
+        "for name in ('one', 'two'):\n"
+        "    check(f'labw.{name}', reference=lambda: None)(lambda impl, rng: iter(()))\n")
+    code = "import warmchecks.labw as w; print(w.RUNS)"
+    printed = _printed_by_a_grading_kernel(tmp_path, {
+        "PYTHONPATH": str(tmp_path), CHECK_PACKAGES_ENV: "warmchecks",
+        PRELOAD_CHECKS_ENV: "labw.one,labw.two,labw.missing"}, code)
+    # Ran once for the module of both checks, with no profile function yet; the unknown
+    # check is the grader's to report, not the preload's.
+    assert printed.strip() == "[True]"
 
 
 def test_a_preload_that_starts_a_thread_keeps_the_kernel_from_starting(tmp_path):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check
+from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..program import Case, check
+from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 # Inputs far outside the range where exp is finite (float32 overflows beyond |x| ~ 88.7,
 # float64 beyond ~ 709.8), plus 0 and moderate values.

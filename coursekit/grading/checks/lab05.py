@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, check
+from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _REBUILT = ("coursekit.data", "torch.utils.data")
 
