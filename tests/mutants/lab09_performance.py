@@ -154,7 +154,7 @@ MUTANTS = {
          _loader(pin="torch.cuda.is_available()")),
         ("pins memory on every device but the CPU (the meta device too)",
          _loader(pin='device.type != "cpu"')),
-        ("compares with torch.device(\'cuda\'): cuda:1 gets no pinned memory",
+        ("compares with torch.device('cuda'): cuda:1 gets no pinned memory",
          _loader(pin='device == torch.device("cuda")')),
         ("no persistent workers: they start again at every epoch",
          _loader(workers="num_workers=num_workers")),
