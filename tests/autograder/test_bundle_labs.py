@@ -28,6 +28,7 @@ COURSE = manifest.load_course(REPO)
 BEFORE_ANY_REVEAL = date(2000, 1, 1)
 HELD_BACK = {lab.id for lab in COURSE.labs if lab.builds_on}
 pytestmark = pytest.mark.slow
+SPREAD_OVER_WORKERS = True  # a minute per lab; the bundle is built once for all (`once`)
 
 
 def _install(bundle: Path, target: Path) -> Path:
@@ -63,30 +64,33 @@ def _all_visible_checks_pass(report: str) -> bool:
     return bool(summary) and summary.group(1) == summary.group(2) and "✗" not in report
 
 
-@pytest.fixture(scope="module")
-def unrevealed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bundle")
+def _build_unrevealed(root: Path) -> dict:
     built = build_bundle(COURSE, root / "students", today=BEFORE_ANY_REVEAL)
-    return built, _install(root / "students", root / "installed"), root
+    return {"labs": list(built.labs), "held_back": built.held_back, "out": str(built.out),
+            "installed": str(_install(root / "students", root / "installed"))}
+
+
+@pytest.fixture
+def unrevealed(once) -> dict:
+    """The bundle with nothing revealed, built and installed once per test run."""
+    return once("unrevealed-bundle", _build_unrevealed)
 
 
 @pytest.mark.parametrize("lab_id", [lab.id for lab in COURSE.labs if lab.id not in HELD_BACK])
-def test_every_visible_check_passes_in_the_installed_student_build(unrevealed, lab_id):
-    built, installed, root = unrevealed
-    assert lab_id in built.labs
-    work = root / lab_id
-    work.mkdir()
-    report = _validate(built.out, installed, COURSE.lab(lab_id), work)
+def test_every_visible_check_passes_in_the_installed_student_build(unrevealed, tmp_path, lab_id):
+    assert lab_id in unrevealed["labs"]
+    report = _validate(Path(unrevealed["out"]), Path(unrevealed["installed"]),
+                       COURSE.lab(lab_id), tmp_path)
     assert _all_visible_checks_pass(report), report
 
 
 @pytest.mark.parametrize("lab_id", sorted(HELD_BACK))
 def test_a_lab_that_builds_on_an_unrevealed_answer_arrives_once_it_is_revealed(
         unrevealed, tmp_path, lab_id):
-    built, _, _ = unrevealed
     lab = COURSE.lab(lab_id)
-    assert lab_id not in built.labs and built.held_back[lab_id] == list(lab.builds_on)
-    readme = (built.out / "README.md").read_text()
+    assert lab_id not in unrevealed["labs"]
+    assert unrevealed["held_back"][lab_id] == list(lab.builds_on)
+    readme = (Path(unrevealed["out"]) / "README.md").read_text()
     assert f"`{lab_id}` | arrives once {', '.join(lab.builds_on)} is revealed" in readme
 
     # Reveal what it builds on: the lab is handed out, and its solution passes there.
