@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check
+from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _ACTIVATIONS = ("ReLU", "Tanh", "Sigmoid", "GELU")
 _DTYPES = ("float32", "float64", "bfloat16")
