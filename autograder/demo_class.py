@@ -311,6 +311,19 @@ def _stderr(d, folder):
     _default(d, folder, d.notebook(answers))
 
 
+# Where a check wants the answer itself to be a TorchScript function, nia's plain
+# ``def f(*args, **kwargs)`` (TorchScript cannot script *args) takes its place, and the grader
+# is right to say so: lab06's w2_model fails its two "compiled to TorchScript" cases, half of
+# its points, while its loss and gradients still match. Keyed by (lab, answer): share lost.
+STDERR_UNSCRIPTED = {("lab06_static_graphs", "w2_model"): 0.5}
+
+
+def _stderr_expect(d):
+    lost = sum(STDERR_UNSCRIPTED.get((d.lab.id, answer.grade_id), 0.0) * d.points_of(answer)
+               for answer, _ in d.function_answers())
+    return Expect(score=d.max_score - lost, reason="TorchScript" if lost else "")
+
+
 def _transformer(d, folder):
     nb = _insert_after(copy.deepcopy(d.release), "setup",
                        "ip = get_ipython()\n"
@@ -446,7 +459,7 @@ STUDENTS: list[DemoStudent] = [
     DemoStudent("max_missing", "no notebook handed in", _missing,
                 lambda d: Expect(score=0.0, status="missing", reason="no notebook")),
     DemoStudent("nia_stderr", "correct, but warns and prints on stderr", _stderr,
-                lambda d: Expect(score=d.max_score)),
+                _stderr_expect),
     DemoStudent("oli_zip", "handed in as a zip", _zipped,
                 lambda d: Expect(score=d.max_score), as_zip=True),
     DemoStudent("pat_transformer", "cheat: input transformer turns the checks into `pass`",

@@ -6,13 +6,15 @@ graded for real: sandboxed kernels, the SQLite gradebook, feedback and exports.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder import demo_class
+from autograder import demo_class, manifest
 from autograder.gradebook import open_gradebook
 
+REPO = Path(__file__).resolve().parents[2]
 STUDENTS = [s.id for s in demo_class.STUDENTS]
 
 
@@ -48,6 +50,18 @@ def test_stderr_and_warnings_in_the_checks_cell_cost_nothing(graded_class):
               and c.cell_type == "code"]
     assert all(any(o.get("name") == "stderr" for o in c.outputs) for c in checks)
     assert graded_class.outcomes()["nia_stderr"].score == graded_class.demo.max_score
+
+
+@pytest.mark.parametrize("lab_id, gid", sorted(demo_class.STDERR_UNSCRIPTED))
+def test_stderr_wrapper_loses_the_torchscript_cases_of_a_scripted_answer(lab_id, gid):
+    course = manifest.load_course(REPO)
+    demo = demo_class.demo_lab(course, course.lab(lab_id))
+    answer = next(a for a, _ in demo.function_answers() if a.grade_id == gid)
+    assert "torch.jit.script" in demo.solution(gid), "no longer scripted: drop it from the table"
+    expect = demo_class.expectations(demo)["nia_stderr"]
+    share = demo_class.STDERR_UNSCRIPTED[(lab_id, gid)]
+    assert expect.score == pytest.approx(demo.max_score - share * demo.points_of(answer))
+    assert expect.reason == "TorchScript"
 
 
 @pytest.mark.slow
