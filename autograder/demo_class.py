@@ -257,9 +257,12 @@ def _crash(d, folder):
 def _memory(d, folder):
     # After the last checks cell: the bomb leaves the kernel with almost no address space,
     # and whether a later check still finds room for a thread or a library is luck.
+    # bytearray's pages are reserved, not written: the address-space limit stops the loop at
+    # once. Writing gigabytes took longer than a 10 s cell limit on a loaded machine, and the
+    # bomb was reported as an infinite loop (a CI failure).
     nb = _insert_after(d.notebook(), d.checks[-1].grade_id,
                        "hog = []\nwhile True:  # keeps every intermediate result\n"
-                       "    hog.append(b'x' * 2**28)")
+                       "    hog.append(bytearray(2**28))")
     _default(d, folder, nb)
 
 
