@@ -28,7 +28,7 @@ demo: $(STAMP)
 # One BLAS/torch thread per test worker: two workers on two cores must not oversubscribe.
 test: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
-	  $(BIN)/python -m pytest -n 2 --dist loadgroup --timeout 900 --durations=25
+	  $(BIN)/python -m pytest -n 2 --dist loadfile --timeout 900 --durations=25
 
 # Mechanical mutants (cosmic-ray) of every answer cell, judged like the hand-written suite on
 # three seeds; prints the kill rates per lab and writes tests/mutants/mechanical_results.json.

@@ -23,14 +23,7 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
 
 @pytest.hookimpl(trylast=True)  # after -k / -m deselection
 def pytest_collection_modifyitems(items):
-    """Which xdist worker runs what, and TensorFlow's two logical CPUs for lab10.
-
-    ``make test`` distributes with ``--dist loadgroup``: each file is one group, run by one
-    worker, so its module-scoped fixtures are built once, except in files that set
-    ``SPREAD_OVER_WORKERS = True``. Their tests go to whichever worker is free; they share
-    their costly set-up across workers with ``once`` (tests/autograder/conftest.py). Those
-    are the files with minutes of independent per-lab work: run by one worker, they left the
-    other idle at the end of a run.
+    """TensorFlow's two logical CPUs for lab10's Exercise 4, split before any test runs.
 
     The mutant harness runs each lab's setup cells in this process. TensorFlow fixes its
     devices the first time anything runs an op (lab07's and lab11's checks do), and lab10's
@@ -39,9 +32,6 @@ def pytest_collection_modifyitems(items):
     devices above, the split is made first, whenever lab10's tests are selected. Importing
     TensorFlow and configuring devices starts no thread, so the forks of lab05's workers and
     lab10's ranks stay safe."""
-    for item in items:
-        if not getattr(getattr(item, "module", None), "SPREAD_OVER_WORKERS", False):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     if any("lab10" in item.nodeid for item in items):
         _split_tensorflow_cpu()
 

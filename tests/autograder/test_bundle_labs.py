@@ -28,7 +28,6 @@ COURSE = manifest.load_course(REPO)
 BEFORE_ANY_REVEAL = date(2000, 1, 1)
 HELD_BACK = {lab.id for lab in COURSE.labs if lab.builds_on}
 pytestmark = pytest.mark.slow
-SPREAD_OVER_WORKERS = True  # a minute per lab; the bundle is built once for all (`once`)
 
 
 def _install(bundle: Path, target: Path) -> Path:

@@ -14,7 +14,6 @@ from autograder.gradebook import load_outcomes, open_gradebook
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = [lab.id for lab in manifest.load_course(REPO).labs]
-SPREAD_OVER_WORKERS = True  # a minute or more per lab, each lab graded once (`once`)
 
 
 def _grade_lab(lab_id: str, root: Path) -> dict:
