@@ -123,3 +123,25 @@ def test_the_preload_is_the_setup_cell_up_to_its_last_import():
         'from math import (\n    pi,\n)\n')
     assert _setup("x = 1\n").setup_imports == ""
     assert _setup("%matplotlib inline\nimport numpy\n").setup_imports == ""
+
+
+def test_a_warm_up_that_starts_a_thread_keeps_the_kernel_from_starting(tmp_path):
+    """A check package's warm_up() runs before the monitor too: a thread it starts would run
+    unwatched, so the kernel refuses to start, as for the setup imports."""
+    package = tmp_path / "threadchecks"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "labt.py").write_text(
+        "import threading, time\n"
+        "from coursekit.grading.program import check\n\n"
+        "def warm_up():\n"
+        "    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n\n"
+        "check('labt.one', reference=lambda: None)(lambda impl, rng: iter(()))\n")
+    started = subprocess.run(
+        [sys.executable, "-m", "coursekit.grading.kernel", "-f", str(tmp_path / "k.json")],
+        env={**os.environ, monitor.FIFO_ENV: str(tmp_path / "never-opened"),
+             "PYTHONPATH": str(tmp_path), CHECK_PACKAGES_ENV: "threadchecks",
+             PRELOAD_CHECKS_ENV: "labt.one"},
+        capture_output=True, text=True, timeout=120)
+    assert started.returncode == EXIT_PRELOAD_THREADS
+    assert "not grading unwatched" in started.stderr
