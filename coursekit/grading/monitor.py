@@ -122,29 +122,54 @@ def install(fifo_path: str, targets: list[dict]) -> None:
             _exit(EXIT_CHANNEL_TAMPERED)
 
     scaffolding = _scaffolding_prefixes()
+    # Walks of frames still running: id -> (frame, its caller, the walk's answer). A target
+    # call deep inside a library (JAX tracing, TorchScript) would otherwise walk the same
+    # dozens of frames again for every call, reading each frame's code (an audited, costly
+    # read): that walk was most of the monitor's cost on lab08. A frame's walk cannot change
+    # while it runs, so it is kept until the frame returns (the profile function's "return"
+    # event, also sent for a generator's yield and an exception), and all of it is dropped
+    # when the profile function was off and may have missed a return.
+    walked: dict = {}
 
     def student_above(frame, _drive=drive_code, _library=library, _starts=_STARTS, _str=str,
-                      _scaffolding=scaffolding):
+                      _scaffolding=scaffolding, _walked=walked, _id=id, _len=len):
         """The file of the student code on the stack from ``frame`` up to the grader's request
         ("" when there is none). File names are read as plain ``str``: a code object's file
         name can be a str subclass that answers anything."""
         depth = 0
+        passed = []
+        where = None
         while frame is not None and depth < 400:
+            known = _walked.get(_id(frame))
+            if known is not None and known[0] is frame and known[1] is frame.f_back:
+                where = known[2]
+                break
             code = frame.f_code
             if code is _drive:
-                return ""
+                where = ""
+                break
             if not _starts(code.co_filename, _library):
-                return _str.__str__(code.co_filename)
+                where = _str.__str__(code.co_filename)
+                break
             if code.co_name == "<module>":  # a library module being imported: its own doing
-                return ""
+                where = ""
+                break
             if _starts(code.co_filename, _scaffolding):
                 # The check's own code (a dataset, a test function) that the student's code
                 # calls back: what it does is the check's. Student code that calls check
                 # code of its own accord is reported as a call into the grading code.
-                return ""
+                where = ""
+                break
+            passed.append(frame)
             frame = frame.f_back
             depth += 1
-        return ""
+        if where is None:  # the walk gave up: no answer to keep for the frames it passed
+            return ""
+        if _len(_walked) > 50_000:
+            _walked.clear()
+        for frame in passed:  # each of them leads to the same answer
+            _walked[_id(frame)] = (frame, frame.f_back, where)
+        return where
 
     def answer_uses(impl, _patterns=sealed["answer_patterns"], _compiled=compiled, _write=write,
                     _sorted=sorted):
@@ -173,7 +198,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                 _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
                 _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
                 _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched,
-                _fork_exec=_FORK_EXEC, _origin=sealed["_origin"]):
+                _fork_exec=_FORK_EXEC, _origin=sealed["_origin"], _walked=walked):
         try:
             if event == "call":
                 # Most calls are into modules that hold no target: known by their globals
@@ -212,6 +237,9 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                                 where = _above(frame.f_back)
                             if where:
                                 _report(pattern + " from " + where)
+            elif event == "return":
+                if _walked:
+                    _walked.pop(_id(frame), None)
             elif event == "c_call":
                 if arg is _fork_exec:
                     # multiprocessing's spawn and forkserver start a new interpreter with no
@@ -261,7 +289,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
              _len=len, _calling=sealed["_calling"], _starts=_STARTS, _equals=str.__eq__,
              _spawning=_SPAWNING, _origin=sealed["_origin"], _type=type, _str=str, _bytes=bytes,
              _none=type(None), _code_type=type(_library_prefixes.__code__),
-             _limit=_INFO_LIMIT, _grading=GRADING_TARGET):
+             _limit=_INFO_LIMIT, _grading=GRADING_TARGET, _walked=walked):
         if event == "sys._getframe" or event == "builtins.id":
             return
         if event in ("object.__getattr__", "object.__setattr__", "object.__delattr__"):
@@ -295,7 +323,9 @@ def install(fifo_path: str, targets: list[dict]) -> None:
             _write("tamper", f"{event} from student code")
             raise RuntimeError(f"coursekit: {event} is not allowed while grading")
         if _getprofile() is not _profile:
-            # An interrupt inside the profile function switches it off: put it back.
+            # An interrupt inside the profile function switches it off: put it back. Returns
+            # it missed may have left walks of frames that no longer run as they did.
+            _walked.clear()
             _setprofile(_profile)
         if event == "open":
             path = _text(args[0]) if _len(args) else ""

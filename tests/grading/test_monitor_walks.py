@@ -1,0 +1,95 @@
+"""The grading monitor remembers, for each running frame, whether student code is above it (a
+walk up the stack it would otherwise repeat for every call deep inside a library). What it
+remembers must never hide a student's call: a library generator first advanced with no
+student code above it, then resumed by student code, is reported from the student's file.
+
+Each case runs in a fresh interpreter with the monitor installed, as a grading kernel has it;
+the "library" is a module in a folder named site-packages on ``sys.path`` (trusted, as the
+environment's packages are), the "student's" code is compiled under a file name outside it. Each case fails if the monitor
+kept a frame's answer past a yield.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+HARNESS = textwrap.dedent('''
+    import json, sys, threading, time
+
+    fifo, library, student = sys.argv[1:4]
+    lines = []
+
+    def read():
+        with open(fifo, "rb") as pipe:
+            for line in pipe:
+                lines.append(json.loads(line))
+
+    threading.Thread(target=read, daemon=True).start()
+    sys.path.insert(0, library)
+    from coursekit.grading import monitor
+    from coursekit.grading.targets import for_patterns
+    monitor.install(fifo, for_patterns(["libgen.forbidden"]))
+    exec(compile(open(student).read(), "/home/student/lab.py", "exec"), {"__name__": "__main__"})
+    time.sleep(0.3)
+    print("REPORTS", json.dumps([[l["kind"], l["what"]] for l in lines]))
+''')
+
+LIBRARY = textwrap.dedent('''
+    def forbidden():
+        return 1
+
+    def steps():
+        while True:
+            forbidden()
+            yield
+
+    ADVANCED = steps()
+''')
+
+
+def _reports(tmp_path, student: str) -> list[str]:
+    fifo = tmp_path / "monitor"
+    os.mkfifo(fifo)
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "libgen.py").write_text(LIBRARY)
+    # Importing a module is its own doing: no student code is above what its import runs.
+    (library / "libadvance.py").write_text("import libgen\nnext(libgen.ADVANCED)\n")
+    (library / "libresume.py").write_text("import libgen\nnext(libgen.SHARED)\n")
+    (tmp_path / "harness.py").write_text(HARNESS)
+    (tmp_path / "student.py").write_text(textwrap.dedent(student))
+    done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo), str(library),
+                           str(tmp_path / "student.py")], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    reports = json.loads(done.stdout.split("REPORTS ", 1)[1].splitlines()[0])
+    return [what for kind, what in reports if kind == "call"]
+
+
+def test_a_library_generator_resumed_by_student_code_is_reported_from_the_student(tmp_path):
+    calls = _reports(tmp_path, '''
+        import time
+        import libadvance  # the library advances it first, with no student code above
+        time.sleep(0.01)
+        import libgen
+        next(libgen.ADVANCED)
+    ''')
+    assert calls == ["libgen.forbidden from /home/student/lab.py"]
+
+
+def test_a_library_generator_advanced_by_student_code_then_by_the_library_is_charged_once(
+        tmp_path):
+    # The student's next() is reported; the library's own, later (a module's import, with no
+    # student code above), is not charged to the student.
+    calls = _reports(tmp_path, '''
+        import time
+        import libgen
+        libgen.SHARED = libgen.steps()
+        next(libgen.SHARED)
+        time.sleep(0.01)  # past the monitor's once-per-5-ms limit on repeated reports
+        import libresume
+    ''')
+    assert calls == ["libgen.forbidden from /home/student/lab.py"]
