@@ -199,7 +199,15 @@ def connect(address: str):
     """A Dask client of the scheduler at ``address``, or a ClusterError that says why not."""
     import dask
     from distributed import Client
+    from distributed.security import Security
     dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
+    security = Security()  # Dask's configuration: distributed.comm.tls.*
+    if address.startswith("tls://") and not (security.tls_ca_file and security.tls_client_cert):
+        raise ClusterError(
+            f"the Dask scheduler at {address} speaks TLS, and this machine has no certificates "
+            f"for it: set distributed.comm.tls.ca-file, .client.cert and .client.key in Dask's "
+            f"configuration (or DASK_DISTRIBUTED__COMM__TLS__CA_FILE, __CLIENT__CERT and "
+            f"__CLIENT__KEY). Nothing was graded.")
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError) as error:
