@@ -3,9 +3,9 @@ mutually authenticated with Dask's TLS, as the README configures it.
 
 Real ``dask scheduler`` and ``dask worker`` processes on localhost speak only TLS, with
 certificates from a throw-away CA made by ``openssl``. The grader, configured through Dask's
-own settings (``DASK_DISTRIBUTED__COMM__TLS__…``), grades through it; a grader without the
-certificates, with another CA's, or one that speaks plain TCP to it, is refused with a clear message and exit 3,
-and nothing is stored.
+own settings (``DASK_DISTRIBUTED__COMM__TLS__…``), grades through it. A grader without the
+certificates, with another CA's, or speaking plain TCP is refused with a clear message and
+exit 3, and nothing is stored.
 """
 from __future__ import annotations
 
