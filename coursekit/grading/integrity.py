@@ -69,8 +69,8 @@ def _parse(source: str) -> ast.AST | None:
         pass
     try:
         return ast.parse(source)
-    except SyntaxError:
-        return None
+    except (SyntaxError, RecursionError, MemoryError):
+        return None  # nor can the kernel compile it: the cell fails where it runs
 
 
 def _dotted_names(tree: ast.AST, strings: bool = True) -> list[str]:
@@ -129,22 +129,31 @@ def _looks_up_attributes(func: ast.AST) -> bool:
 def _folded(node: ast.AST) -> str | None:
     """The text of a string literal, of literals added together, of an f-string without
     variables, or of ``"".join`` over literals; None for anything computed at run time."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _folded(node.left), _folded(node.right)
-        return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "join" and len(node.args) == 1
-            and isinstance(node.args[0], (ast.List, ast.Tuple))):
-        glue = _folded(node.func.value)
-        parts = [_folded(e) for e in node.args[0].elts]
-        if glue is not None and all(p is not None for p in parts):
-            return glue.join(parts)
-    return None
+    pieces = []
+    todo = [node]
+    while todo:  # a chain of additions is as deep as it is long: walked, not recursed
+        node = todo.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            todo += [node.right, node.left]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            pieces.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v)
+                     for v in node.values]
+            if any(p is None for p in parts):
+                return None
+            pieces.append("".join(parts))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "join" and len(node.args) == 1
+                and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            glue = _folded(node.func.value)
+            parts = [_folded(e) for e in node.args[0].elts]
+            if glue is None or any(p is None for p in parts):
+                return None
+            pieces.append(glue.join(parts))
+        else:
+            return None
+    return "".join(pieces)
 
 
 def _matches(name: str, pattern: str) -> bool:

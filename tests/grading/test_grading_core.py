@@ -163,8 +163,22 @@ def test_tampering_scan_flags_hidden_code_and_spares_ordinary_code(source, flagg
     'T = __import__("tor" + "ch")',
     'name = "".join(["tor", "ch"])',
     'from operator import methodcaller\nmethodcaller("backward")(loss)',
+    # deeper than Python's recursion limit: the pieces are walked, not recursed into
+    "name = " + " + ".join(['""'] * 1200 + ['"tor"', '"ch"']),
 ])
 def test_delegation_scan_reads_names_spelled_in_pieces(source):
     from coursekit.grading.integrity import find_forbidden
 
     assert find_forbidden({"cell 3": source}, ("torch", ".backward"))
+
+
+def test_integrity_scans_pass_over_code_nested_too_deeply_to_compile():
+    """The kernel cannot compile it either (the cell fails where it runs); the scans must not
+    turn it into a grader error that hides the student's other marks."""
+    from coursekit.grading.integrity import find_forbidden, find_tampering
+
+    source = "x = " + " + ".join(["1"] * 20_000)
+    with pytest.raises(RecursionError):
+        compile(source, "cell 3", "exec")
+    assert find_tampering({"cell 3": source}) == []
+    assert find_forbidden({"cell 3": source}, ("torch",)) == []
