@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 from ..program import Case, check
-from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 # ---------------------------------------------------------------------------------------------
 # references
