@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,28 @@ def _split_tensorflow_cpu(count: int = 2) -> None:
                 cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(count)])
         except RuntimeError:  # an op already ran in this process: nothing to do any more
             pass
+
+
+# Test files whose parametrized tests grade one lab each, independently: `make test` sends
+# each lab's tests of them to a worker of its own, so that they spread over the workers.
+# Every other file stays whole on one worker (`--dist loadfile`): nbval's cells of one
+# notebook share a kernel, and many files share module-scoped fixtures. (A custom scheduler:
+# `--dist loadgroup` cannot do this with pytest 9, whose node ids xdist 3.8 cannot suffix.)
+SPREAD_BY_LAB = ("tests/autograder/test_manifest_labs.py", "tests/autograder/test_bundle_labs.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LabsSpread(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            lab = re.search(r"\[(lab[^\]-]*)\]$", nodeid)
+            return f"{path}[{lab.group(1)}]" if path in SPREAD_BY_LAB and lab else path
+
+    return LabsSpread(config, log)
 
 
 # Tests choose their gradebook themselves; an instructor's shared one ($COURSEKIT_DB) must
