@@ -31,6 +31,7 @@ How a run goes, per lab:
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import concurrent.futures as futures
 import difflib
@@ -49,7 +50,7 @@ from cosmic_ray.mutating import mutate_code
 from cosmic_ray.operators.operator import Operator
 from cosmic_ray.plugins import get_operator
 
-from .manifest import Course, Lab, load_course
+from .manifest import Course, Lab, ManifestError, load_course
 from .mutants import MUTANT_SECRET, Harness, load_mutants, mutants_path
 
 SECRETS = (MUTANT_SECRET, "mechanical-second")  # two students' hidden seeds
@@ -361,8 +362,19 @@ def table(report: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.mechanical",
+        description="Mechanical mutants of every answer cell, judged by the grader; prints the "
+                    "kill rates and writes tests/mutants/mechanical_results.json "
+                    "(MUTANT_JOBS=N worker processes, default 2).")
+    parser.add_argument("labs", nargs="*", metavar="LAB", help="lab ids (default: every lab)")
+    args = parser.parse_args(argv).labs
     jobs = int(os.environ.get("MUTANT_JOBS", "2"))
+    try:
+        load_course().select(args)
+    except ManifestError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     report = run(args, jobs)
     course = load_course()
     path = course.root / RESULTS

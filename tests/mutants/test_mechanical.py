@@ -58,3 +58,11 @@ def test_every_listed_equivalent_mutant_is_still_made_and_says_why(lab_id):
     for key, reason in load_equivalent(COURSE, lab_id).items():
         assert key in made, f"tests/mutants/equivalent/{lab_id}.py lists a mutant no longer made: {key}"
         assert len(reason) > 20, f"{key}: say in a line why it behaves like the solution"
+
+
+def test_an_unknown_lab_is_a_clear_error_before_any_mutant_is_judged(capsys):
+    from autograder.mechanical import main
+
+    assert main(["lab99_missing"]) == 2
+    err = capsys.readouterr().err
+    assert "no lab 'lab99_missing'" in err and "lab00_setup" in err and "Traceback" not in err
