@@ -37,13 +37,14 @@ from pathlib import Path
 import nbformat
 
 from coursekit.grading.integrity import DELEGATION
+from coursekit.grading.kernel import PRELOAD_CHECKS_ENV, PRELOAD_ENV
 from coursekit.grading.seeds import fresh_seed, public_seed
 
 from . import cells as lab_cells
 from . import gradebook as gb
 from . import monitoring
 from .annotate import annotate
-from . import sandbox
+from . import forked, sandbox
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
 from .collect import FOUND, Submission, collect
@@ -97,6 +98,8 @@ class Grader:
     status: sandbox.SandboxStatus
     overrides: Overrides = field(default_factory=Overrides)
     all_cells: bool = False
+    fork_kernels: bool = False
+    zygotes: forked.ZygotePool | None = None   # while grade_all runs with fork_kernels
 
     @staticmethod
     def seeds():
@@ -171,7 +174,6 @@ class Grader:
                                            zero_reason=sub.notes[0] if sub.notes else sub.status)
             return outcome
         workdir = self.course.autograded_dir / sub.student / sub.lab
-        _prepare_workdir(workdir, sub)
         assembled = assemble(context.source, context.release, sub.nb)
         outcome = self._outcome(sub, context, GRADED)
         outcome.reasons += assembled.notes
@@ -179,15 +181,26 @@ class Grader:
         outcome.notebook_file = str(target.relative_to(self.course.root))
 
         cell_timeout, time_limit, memory_mb = self.limits(context.lab)
-        runtime = sandbox.runtime_dir()
+        limits = sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60)
+        preload = {PRELOAD_ENV: context.source.setup_imports,
+                   PRELOAD_CHECKS_ENV: ",".join(context.source.check_names)}
+        zygote = (await self.zygotes.lease(sub.lab, {**self.kernel_env(Path("/tmp")), **preload})
+                  if self.zygotes is not None else None)
+        if zygote is not None:  # fresh folders inside the slot; the work is moved out after
+            rundir, runtime = zygote.fresh_folders()
+        else:
+            rundir, runtime = workdir, sandbox.runtime_dir()
         channel = None
         try:
+            _prepare_workdir(rundir, sub)
             channel = monitoring.Channel.open(runtime)
-            km = sandbox.kernel_manager(
-                self.course, workdir=workdir, runtime_dir=runtime, status=self.status,
-                limits=sandbox.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60))
+            km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
+                                        limits=limits, status=self.status)
+                  if zygote is not None else
+                  sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
+                                         status=self.status, limits=limits))
             execution = await run_notebook(
-                assembled.nb, km, cwd=workdir,
+                assembled.nb, km, cwd=rundir,
                 env={**self.kernel_env(runtime),
                      **channel.env(context.targets, self.course.check_path,
                                    preload=context.source.setup_imports,
@@ -200,6 +213,11 @@ class Grader:
             if channel is not None:
                 channel.close()
             shutil.rmtree(runtime, ignore_errors=True)
+            if zygote is not None:
+                try:
+                    _move_out(rundir, workdir)
+                finally:
+                    self.zygotes.release(zygote)
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)
@@ -251,6 +269,16 @@ def _prepare_workdir(workdir: Path, sub: Submission) -> None:
             shutil.copytree(item, workdir / item.name, ignore=_checkpoints_and_links)
         elif item.is_file():
             shutil.copy2(item, workdir / item.name)
+
+
+def _move_out(rundir: Path, workdir: Path) -> None:
+    """Move a forked kernel's working folder to the submission's graded folder (one rename:
+    both are on the course's file system), so the slot's next student never sees it."""
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.parent.mkdir(parents=True, exist_ok=True)
+    if rundir.exists():
+        os.rename(rundir, workdir)
 
 
 def _checkpoints_and_links(folder: str, names: list[str]) -> set[str]:
@@ -364,8 +392,14 @@ def submission_hash(sub: Submission, lab_print: str) -> str:
 
 async def grade_all(grader: Grader, submissions: list[Submission],
                     contexts: dict[str, LabContext], *, jobs: int, on_done=None) -> list[Outcome]:
-    """Grade ``submissions`` with at most ``jobs`` kernels at a time, in one event loop."""
+    """Grade ``submissions`` with at most ``jobs`` kernels at a time, in one event loop.
+
+    With ``grader.fork_kernels``, each kernel is forked from a pre-warmed one
+    (:mod:`.forked`); room for two labs' worth of them, so a class's labs can follow one
+    another without waiting for a start."""
     semaphore = asyncio.Semaphore(max(1, jobs))
+    if grader.fork_kernels:
+        grader.zygotes = forked.ZygotePool(grader.course, grader.status, 2 * max(1, jobs))
 
     async def one(sub: Submission) -> Outcome:
         async with semaphore:
@@ -380,7 +414,11 @@ async def grade_all(grader: Grader, submissions: list[Submission],
                                        f"({failure(error)})")
         return outcome
 
-    return list(await asyncio.gather(*(one(sub) for sub in submissions)))
+    try:
+        return list(await asyncio.gather(*(one(sub) for sub in submissions)))
+    finally:
+        if grader.zygotes is not None:
+            await grader.zygotes.close()
 
 
 def autograde(course: Course, *, labs: list[str] | None = None,

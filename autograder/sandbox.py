@@ -277,7 +277,7 @@ def limits_command(limits: Limits) -> list[str]:
 _uids_in_use: set[int] = set()
 
 
-def _take_uid() -> int:
+def take_uid() -> int:
     """A uid for one kernel: distinct for every kernel this grader runs at once (up to
     UID_SLOTS), and for every grader process on the machine (the pid picks the range)."""
     base = SANDBOX_UID_BASE + (os.getpid() % 4096) * UID_SLOTS
@@ -285,6 +285,10 @@ def _take_uid() -> int:
                base)
     _uids_in_use.add(uid)
     return uid
+
+
+def release_uid(uid: int) -> None:
+    _uids_in_use.discard(uid)
 
 
 def _chown_tree(root: Path, uid: int) -> None:
@@ -303,12 +307,13 @@ class Confinement:
     enforcement: Enforcement
     limits: Limits
     writable: tuple[Path, ...]   # folders the kernel's uid must own: workdir, runtime folder
-    uid: int | None = None
+    uid: int | None = None       # given: a forked kernel's slot lends its own, kept on close
     group: cgroup.Group | None = None
+    owns_uid: bool = field(default=False, init=False)
 
     def __post_init__(self):
-        if self.enforcement.drop_uid:
-            self.uid = _take_uid()
+        if self.enforcement.drop_uid and self.uid is None:
+            self.uid, self.owns_uid = take_uid(), True
 
     def open(self) -> list[str]:
         """Make the cgroup and hand the folders to the uid; the prefix that joins the group."""
@@ -330,8 +335,8 @@ class Confinement:
         if self.group is not None:
             self.group.remove()
             self.group = None
-        if self.uid is not None:
-            _uids_in_use.discard(self.uid)
+        if self.uid is not None and self.owns_uid:
+            release_uid(self.uid)
             self.uid = None
 
 

@@ -46,18 +46,35 @@ def preload(source: str, checks: list[str] = ()) -> None:
                     getattr(module, "warm_up", lambda: None)()
             except Exception:  # noqa: BLE001 — the check itself will fail where it is seen
                 pass
-    extra = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
-    if extra:
-        sys.stderr.write(f"coursekit: the lab's setup imports started threads {extra} before "
-                         f"the grading monitor; not grading unwatched\n")
-        os._exit(EXIT_PRELOAD_THREADS)
 
 
-if __name__ == "__main__":
-    if os.environ.get(monitor.FIFO_ENV) and (os.environ.get(PRELOAD_ENV)
-                                             or os.environ.get(PRELOAD_CHECKS_ENV)):
-        preload(os.environ.pop(PRELOAD_ENV, ""),
-                [name for name in os.environ.pop(PRELOAD_CHECKS_ENV, "").split(",") if name])
+def threads_started() -> list[str]:
+    """Python threads other than the main one: code they run would escape the monitor."""
+    return [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+
+
+def preload_from_env() -> None:
+    """The grader's preload (``COURSEKIT_PRELOAD``, ``COURSEKIT_PRELOAD_CHECKS``), if any;
+    the variables are removed, so student code does not see the setup source."""
+    source = os.environ.pop(PRELOAD_ENV, "")
+    checks = [name for name in os.environ.pop(PRELOAD_CHECKS_ENV, "").split(",") if name]
+    if source or checks:
+        preload(source, checks)
+
+
+def start() -> None:
+    """Install the monitor (when the grader asked for one), then run ipykernel."""
     monitor.install_from_env()
     from ipykernel import kernelapp
     kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    if os.environ.get(monitor.FIFO_ENV):
+        preload_from_env()
+        extra = threads_started()
+        if extra:
+            sys.stderr.write(f"coursekit: the lab's setup imports started threads {extra} "
+                             f"before the grading monitor; not grading unwatched\n")
+            os._exit(EXIT_PRELOAD_THREADS)
+    start()

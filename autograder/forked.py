@@ -1,0 +1,194 @@
+"""Forked kernels: each job slot keeps a sandboxed process that has imported the lab's
+frameworks once (:mod:`coursekit.grading.zygote`), and every submission's kernel is a fresh
+fork of it. A fresh kernel pays the interpreter's start and the imports of torch,
+TensorFlow or JAX for every notebook; a forked one pays a fork.
+
+What a forked kernel gets is what a fresh one gets (:mod:`.sandbox`): the same bubblewrap
+namespaces and read-only mounts, a private ``/tmp`` and ``/dev/shm`` (wiped between two
+students, never shared by two at once), the submission's cgroup, the slot's unprivileged uid
+and the same rlimits. Its working folder and runtime folder are made fresh, inside the
+slot's two bound folders, for each submission; the working folder is then moved to
+``course/autograded/<student>/<lab>/``, so the next student of the slot never sees it.
+
+Forking needs a grader that can hand each kernel its own uid (root, bubblewrap 0.8 or later):
+the zygote keeps only CAP_SETUID and CAP_SETGID, and kills what a student left behind as
+that uid. Without them, or for a lab whose imports leave threads running (a fork keeps only
+the forking thread), the grader starts fresh kernels and says why (``fallbacks``).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+from . import sandbox
+from .manifest import Course
+
+STARTUP_TIMEOUT_S = 180
+
+
+@dataclass
+class Zygote:
+    """One slot's pre-warmed process, and the two folders bound into its sandbox."""
+
+    key: tuple
+    uid: int
+    work_root: Path     # on the course's file system: a graded folder is moved out in one rename
+    runtime_root: Path  # short, under /tmp: Unix socket paths stay under ~100 characters
+    process: asyncio.subprocess.Process
+    busy: bool = False
+
+    @property
+    def socket(self) -> Path:
+        return self.runtime_root / "zygote.sock"
+
+    @property
+    def alive(self) -> bool:
+        return self.process.returncode is None
+
+    def fresh_folders(self) -> tuple[Path, Path]:
+        """This submission's working and runtime folders, empty."""
+        work, runtime = self.work_root / "w", self.runtime_root / "r"
+        for folder in (work, runtime):
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir()
+        return work, runtime
+
+    async def stop(self) -> None:
+        if self.alive:
+            self.process.kill()
+        await self.process.wait()
+        shutil.rmtree(self.work_root, ignore_errors=True)
+        shutil.rmtree(self.runtime_root, ignore_errors=True)
+        sandbox.release_uid(self.uid)
+
+
+@dataclass
+class ZygotePool:
+    """The zygotes of one class run: at most ``capacity`` alive, one kernel each at a time."""
+
+    course: Course
+    status: sandbox.SandboxStatus
+    capacity: int
+    zygotes: list[Zygote] = field(default_factory=list)
+    fallbacks: dict[str, str] = field(default_factory=dict)   # lab id -> why it runs fresh
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def unavailable(self) -> str:
+        """Why this machine cannot fork kernels ("" when it can)."""
+        if not self.status.sandboxed:
+            return "kernels are not sandboxed"
+        if not self.status.enforcement.drop_uid:
+            return ("each kernel needs a uid of its own, which only a root grader with "
+                    "bubblewrap 0.8 or later can hand out")
+        return ""
+
+    async def lease(self, lab: str, env: dict[str, str]) -> Zygote | None:
+        """An idle zygote for ``lab`` preloaded with ``env`` (started if none is idle), or
+        None where the lab's kernels start fresh (the reason is in ``fallbacks``)."""
+        if lab in self.fallbacks:
+            return None
+        reason = self.unavailable()
+        if reason:
+            self.fallbacks[lab] = reason
+            return None
+        key = (lab, tuple(sorted(env.items())))
+        async with self._lock:
+            for zygote in [z for z in self.zygotes if not z.alive]:
+                self.zygotes.remove(zygote)
+                await zygote.stop()
+            for zygote in self.zygotes:
+                if zygote.key == key and not zygote.busy:
+                    zygote.busy = True
+                    return zygote
+            idle = [z for z in self.zygotes if not z.busy]
+            while idle and len(self.zygotes) >= self.capacity:
+                self.zygotes.remove(idle[0])
+                await idle.pop(0).stop()
+            zygote, reason = await self._start(key, env)
+            if zygote is None:
+                self.fallbacks[lab] = reason
+                return None
+            zygote.busy = True
+            self.zygotes.append(zygote)
+            return zygote
+
+    def release(self, zygote: Zygote) -> None:
+        zygote.busy = False
+
+    async def close(self) -> None:
+        for zygote in self.zygotes:
+            await zygote.stop()
+        self.zygotes.clear()
+
+    async def _start(self, key: tuple, env: dict[str, str]) -> tuple[Zygote | None, str]:
+        uid = sandbox.take_uid()
+        slots = self.course.autograded_dir.parent / ".forked-kernels"
+        slots.mkdir(exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="slot-", dir=slots))
+        runtime = Path(tempfile.mkdtemp(prefix="ck-z"))
+        for folder in (work, runtime):  # the slot's uid may pass through, never list
+            folder.chmod(0o711)
+        command = (sandbox.bwrap_command(self.course, workdir=work, runtime_dir=runtime,
+                                         drop_uid=True)
+                   + ["--", sys.executable, "-m", "coursekit.grading.zygote",
+                      str(runtime / "zygote.sock"), str(uid)])
+        log = runtime / "zygote.log"   # root's, outside the kernels' reach: 0600 in a 0711 folder
+        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as errors:
+            process = await asyncio.create_subprocess_exec(
+                *command, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=errors)
+        zygote = Zygote(key, uid, work, runtime, process)
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT_S)
+            said = json.loads(line) if line else {}
+        except (asyncio.TimeoutError, ValueError):
+            said = {}
+        if said.get("ready"):
+            return zygote, ""
+        lines = log.read_text(errors="replace").strip().splitlines()
+        await zygote.stop()
+        return None, (said.get("reason") or "the pre-warmed kernel process did not start"
+                      + (f" ({lines[-1][:300]})" if lines else ""))
+
+
+class ForkedKernelManager(sandbox.SandboxedKernelManager):
+    """A kernel manager whose kernel is forked by ``zygote``; the process it starts and
+    watches is the proxy (:mod:`autograder.kernel_proxy`)."""
+
+    zygote: Zygote | None = None
+    rlimits: dict[str, int] = {}
+
+    def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
+        join = self.confinement.open()
+        command = AsyncKernelManager.format_kernel_cmd(self, extra_arguments)
+        kernel_args = command[command.index("ipykernel_launcher") + 1:]
+        group = self.confinement.group
+        procs = [part for folder in (group.folders if group else ())
+                 for part in ("--procs", str(folder / "cgroup.procs"))]
+        handoff = Path(self.connection_file).parent / "handoff.sock"
+        return [*join, sys.executable, "-m", "autograder.kernel_proxy", str(self.zygote.socket),
+                str(handoff), *procs, "--limits", json.dumps(self.rlimits), "--", *kernel_args]
+
+
+def kernel_manager(zygote: Zygote, *, workdir: Path, runtime_dir: Path, limits: sandbox.Limits,
+                   status: sandbox.SandboxStatus) -> ForkedKernelManager:
+    """A kernel manager for one submission whose kernel ``zygote`` forks."""
+    km = ForkedKernelManager(transport="ipc", ip=str(runtime_dir / "k"),
+                             connection_file=str(runtime_dir / "kernel.json"),
+                             kernel_name="python3")
+    km.zygote = zygote
+    km.confinement = sandbox.Confinement(status.enforcement, limits, (workdir, runtime_dir),
+                                         uid=zygote.uid)
+    km.rlimits = {"cpu": limits.cpu_s, "as": limits.memory_mb * 2**20, "nproc": limits.nproc,
+                  "fsize": limits.file_mb * 2**20}
+    km.kernel_spec.interrupt_mode = "message"
+    return km
