@@ -353,6 +353,7 @@ class ClassRun:
     db_url: str
     run_id: str = ""
     unchanged: list[tuple[str, str]] = field(default_factory=list)  # kept from a past run
+    kernels: str = ""   # how kernels were started (forked, or fresh and why)
 
 
 def lab_fingerprint(course: Course, lab: Lab) -> str:
@@ -426,13 +427,17 @@ def autograde(course: Course, *, labs: list[str] | None = None,
               submitted_dir: Path | None = None, jobs: int = 1, no_sandbox: bool = False,
               overrides: Overrides | None = None, progress: bool = True,
               all_cells: bool = False, only_changed: bool = False,
-              cluster: str | None = None, log=print) -> ClassRun:
+              cluster: str | None = None, fork_kernels: bool = True,
+              log=print) -> ClassRun:
     """Grade every (filtered) submission of the class and store the results.
 
     ``only_changed``: keep a stored outcome whose hand-in and lab are unchanged since it was
     graded (by content hash), so a run that was stopped goes on where it stopped.
     ``cluster``: a Dask scheduler's address; the submissions are graded on its workers
     (:mod:`autograder.cluster`) instead of ``jobs`` local kernels.
+    ``fork_kernels``: fork each kernel from a pre-warmed one where this machine and the lab
+    allow it (:mod:`autograder.forked`); where not, kernels start fresh and ``kernels`` in
+    the result says why.
     """
     import uuid
 
@@ -465,7 +470,8 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             stored = gb.stored_hashes(gradebook, [lab.id for lab in selected])
             unchanged = [key for key, digest in hashes.items() if stored.get(key) == digest]
             submissions = [sub for sub in submissions if (sub.student, sub.lab) not in unchanged]
-        grader = Grader(course, status, overrides or Overrides(), all_cells)
+        grader = Grader(course, status, overrides or Overrides(), all_cells,
+                        fork_kernels=fork_kernels and not cluster)
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
@@ -505,4 +511,18 @@ def autograde(course: Course, *, labs: list[str] | None = None,
         bar.close()
     finally:
         gradebook.close()
-    return ClassRun(outcomes, status, time.monotonic() - started, url, run_id, unchanged)
+    return ClassRun(outcomes, status, time.monotonic() - started, url, run_id, unchanged,
+                    kernels=_kernels_used(grader, cluster))
+
+
+def _kernels_used(grader: Grader, cluster: str | None) -> str:
+    """How kernels were started, in words, with each lab that could not fork and why."""
+    if cluster:
+        return "fresh kernels on the cluster's workers"
+    if grader.zygotes is None:
+        return "fresh kernels (forking switched off)"
+    fallbacks = grader.zygotes.fallbacks
+    if not fallbacks:
+        return "forked from a pre-warmed kernel per job slot"
+    why = "; ".join(f"{lab}: {reason}" for lab, reason in sorted(fallbacks.items()))
+    return f"forked from a pre-warmed kernel per job slot, but fresh for {why}"

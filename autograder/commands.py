@@ -151,6 +151,9 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-cells", action="store_true",
                         help="also run the instructor's exploration cells (slower; grading "
                              "only needs setup, answer and checks cells)")
+    parser.add_argument("--fresh-kernels", action="store_true",
+                        help="start every kernel fresh instead of forking it from a "
+                             "pre-warmed one per job slot (slower; same sandbox and limits)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _root_argument(parser)
 
@@ -169,7 +172,7 @@ def autograde(args) -> int:
                             submitted_dir=args.submissions, jobs=args.jobs,
                             no_sandbox=args.no_sandbox, progress=not args.no_progress,
                             all_cells=args.all_cells, only_changed=not args.regrade,
-                            cluster=args.cluster,
+                            cluster=args.cluster, fork_kernels=not args.fresh_kernels,
                             overrides=Overrides(args.cell_timeout, args.time_limit,
                                                 args.memory_mb))
     except ClusterError as error:
@@ -179,6 +182,7 @@ def autograde(args) -> int:
     engine = f"the cluster {args.cluster}" if args.cluster else f"{args.jobs} job(s)"
     print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {engine}; "
           f"gradebook: {run.db_url}")
+    print(f"kernels: {run.kernels}")
     if run.unchanged:
         print(f"{len(run.unchanged)} submission(s) unchanged since they were graded kept their "
               f"stored outcome (--regrade grades them again)")

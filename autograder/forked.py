@@ -128,12 +128,19 @@ class ZygotePool:
         for zygote in self.zygotes:
             await zygote.stop()
         self.zygotes.clear()
+        try:
+            self._slots.rmdir()   # only when empty: another grader of the course may use it
+        except OSError:
+            pass
+
+    @property
+    def _slots(self) -> Path:
+        return self.course.autograded_dir.parent / ".forked-kernels"
 
     async def _start(self, key: tuple, env: dict[str, str]) -> tuple[Zygote | None, str]:
         uid = sandbox.take_uid()
-        slots = self.course.autograded_dir.parent / ".forked-kernels"
-        slots.mkdir(exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="slot-", dir=slots))
+        self._slots.mkdir(exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="slot-", dir=self._slots))
         runtime = Path(tempfile.mkdtemp(prefix="ck-z"))
         for folder in (work, runtime):  # the slot's uid may pass through, never list
             folder.chmod(0o711)
