@@ -214,10 +214,8 @@ class Grader:
                 channel.close()
             shutil.rmtree(runtime, ignore_errors=True)
             if zygote is not None:
-                try:
-                    _move_out(rundir, workdir)
-                finally:
-                    self.zygotes.release(zygote)
+                await self.zygotes.release(zygote)
+                _move_out(rundir, workdir)
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)

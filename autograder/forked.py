@@ -32,6 +32,7 @@ from . import sandbox
 from .manifest import Course
 
 STARTUP_TIMEOUT_S = 180
+SETTLE_TIMEOUT_S = 30   # the zygote's cleaner gives up after 10 s
 
 
 @dataclass
@@ -61,6 +62,23 @@ class Zygote:
                 shutil.rmtree(folder)
             folder.mkdir()
         return work, runtime
+
+    async def settled(self) -> bool:
+        """Wait until the zygote has ended the last kernel and wiped what it left; False
+        when it did not say so in time (then it must be stopped: stopping its sandbox kills
+        everything in it)."""
+        if not self.alive:
+            return False
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(str(self.socket)), SETTLE_TIMEOUT_S)
+            writer.write(b'{"sync": true}\n')
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.readline(), SETTLE_TIMEOUT_S)
+            writer.close()
+            return json.loads(answer or b"{}").get("idle") is True
+        except (OSError, ValueError, asyncio.TimeoutError):
+            return False
 
     async def stop(self) -> None:
         if self.alive:
@@ -121,7 +139,14 @@ class ZygotePool:
             self.zygotes.append(zygote)
             return zygote
 
-    def release(self, zygote: Zygote) -> None:
+    async def release(self, zygote: Zygote) -> None:
+        """Take ``zygote`` back once its kernel and everything that kernel left are gone
+        (before the grader moves the working folder out, so nothing writes there after)."""
+        if not await zygote.settled():
+            async with self._lock:
+                if zygote in self.zygotes:
+                    self.zygotes.remove(zygote)
+            await zygote.stop()
         zygote.busy = False
 
     async def close(self) -> None:

@@ -189,7 +189,7 @@ def serve(path: str, uid: int) -> None:
     listener.bind(path)
     os.umask(old)
     listener.listen(4)
-    _say(ready=True, threads=1, pid=os.getpid())
+    _say(ready=True, pid=os.getpid())
     while True:
         conn, _ = listener.accept()
         with conn:
@@ -197,6 +197,11 @@ def serve(path: str, uid: int) -> None:
                 if _peer_uid(conn) != os.getuid():
                     continue
                 request = _read_request(conn)
+                if request.get("sync"):
+                    # Requests are served in order: when this one is answered, the kernel
+                    # before it has ended and its uid's processes and files are gone.
+                    conn.sendall(b'{"idle": true}\n')
+                    continue
             except (OSError, ValueError):
                 continue
             child = os.fork()
@@ -215,7 +220,7 @@ def serve(path: str, uid: int) -> None:
             except OSError:
                 pass
         if not clean:
-            sys.exit(EXIT_CLEANUP_FAILED)
+            sys.exit(EXIT_CLEANUP_FAILED)   # the pool starts a fresh sandbox for the slot
 
 
 def _watch(conn: socket.socket, child: int) -> int | None:
