@@ -165,8 +165,10 @@ class ZygotePool:
     async def _start(self, key: tuple, env: dict[str, str]) -> tuple[Zygote | None, str]:
         uid = sandbox.take_uid()
         self._slots.mkdir(exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="slot-", dir=self._slots))
-        runtime = Path(tempfile.mkdtemp(prefix="ck-z"))
+        _remove_stale(self._slots, "slot-")
+        _remove_stale(Path(tempfile.gettempdir()), "ck-z")
+        work = Path(tempfile.mkdtemp(prefix=f"slot-{os.getpid()}-", dir=self._slots))
+        runtime = Path(tempfile.mkdtemp(prefix=f"ck-z{os.getpid()}-"))
         for folder in (work, runtime):  # the slot's uid may pass through, never list
             folder.chmod(0o711)
         command = (sandbox.bwrap_command(self.course, workdir=work, runtime_dir=runtime,
@@ -190,6 +192,15 @@ class ZygotePool:
         await zygote.stop()
         return None, (said.get("reason") or "the pre-warmed kernel process did not start"
                       + (f" ({lines[-1][:300]})" if lines else ""))
+
+
+def _remove_stale(folder: Path, prefix: str) -> None:
+    """Delete slot folders (``<prefix><grader pid>-…``) of graders that no longer run: one
+    killed mid-run leaves them behind."""
+    for path in folder.glob(f"{prefix}*-*"):
+        pid = path.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 class ForkedKernelManager(sandbox.SandboxedKernelManager):
