@@ -214,8 +214,7 @@ class Grader:
                 channel.close()
             shutil.rmtree(runtime, ignore_errors=True)
             if zygote is not None:
-                await self.zygotes.release(zygote)
-                _move_out(rundir, workdir)
+                await self.zygotes.release(zygote, lambda: _move_out(rundir, workdir))
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)

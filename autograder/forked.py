@@ -23,10 +23,13 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
+
+from coursekit.grading.zygote import KILL_WAIT_S, running_as
 
 from . import sandbox
 from .manifest import Course
@@ -80,10 +83,18 @@ class Zygote:
         except (OSError, ValueError, asyncio.TimeoutError):
             return False
 
-    async def stop(self) -> None:
+    async def kill(self) -> None:
+        """Kill the sandbox, and with it the zygote and every process in it (the PID
+        namespace ends with its first process, a moment after the sandbox's parent)."""
         if self.alive:
             self.process.kill()
         await self.process.wait()
+        deadline = time.monotonic() + KILL_WAIT_S
+        while running_as(self.uid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        await self.kill()
         shutil.rmtree(self.work_root, ignore_errors=True)
         shutil.rmtree(self.runtime_root, ignore_errors=True)
         sandbox.release_uid(self.uid)
@@ -139,15 +150,23 @@ class ZygotePool:
             self.zygotes.append(zygote)
             return zygote
 
-    async def release(self, zygote: Zygote) -> None:
-        """Take ``zygote`` back once its kernel and everything that kernel left are gone
-        (before the grader moves the working folder out, so nothing writes there after)."""
-        if not await zygote.settled():
-            async with self._lock:
-                if zygote in self.zygotes:
-                    self.zygotes.remove(zygote)
-            await zygote.stop()
-        zygote.busy = False
+    async def release(self, zygote: Zygote, move_out) -> None:
+        """Take ``zygote`` back once its kernel and everything that kernel left are gone,
+        then call ``move_out()``, so nothing of the student writes in the working folder
+        after it has left the slot. A zygote that does not settle has its sandbox killed,
+        and is removed once the folder is out."""
+        settled = await zygote.settled()
+        if not settled:
+            await zygote.kill()
+        try:
+            move_out()
+        finally:
+            if not settled:
+                async with self._lock:
+                    if zygote in self.zygotes:
+                        self.zygotes.remove(zygote)
+                await zygote.stop()
+            zygote.busy = False
 
     async def close(self) -> None:
         for zygote in self.zygotes:
@@ -171,9 +190,11 @@ class ZygotePool:
         runtime = Path(tempfile.mkdtemp(prefix=f"ck-z{os.getpid()}-"))
         for folder in (work, runtime):  # the slot's uid may pass through, never list
             folder.chmod(0o711)
+        # A mqueue file system of its own, so the zygote can see and delete the POSIX
+        # message queues a student left in the slot's IPC namespace (shared by its kernels).
         command = (sandbox.bwrap_command(self.course, workdir=work, runtime_dir=runtime,
                                          drop_uid=True)
-                   + ["--", sys.executable, "-m", "coursekit.grading.zygote",
+                   + ["--mqueue", "/dev/mqueue", "--", sys.executable, "-m", "coursekit.grading.zygote",
                       str(runtime / "zygote.sock"), str(uid)])
         log = runtime / "zygote.log"   # root's, outside the kernels' reach: 0600 in a 0711 folder
         with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as errors:

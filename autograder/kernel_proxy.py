@@ -97,7 +97,8 @@ def main(argv: list[str]) -> None:
     code = int(outcome["exit"])
     if code < 0:   # end as the kernel ended: the same signal
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(-code, signal.SIG_DFL)
+        if -code not in (signal.SIGKILL, signal.SIGSTOP):   # these two cannot be caught
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     sys.exit(code)
 

@@ -53,6 +53,8 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
+from coursekit.grading import keyrings
+
 from . import cgroup
 from .manifest import Course
 
@@ -287,6 +289,17 @@ def take_uid() -> int:
     return uid
 
 
+def clear_keyrings(uid: int) -> bool:
+    """Empty ``uid``'s user keyrings (:mod:`coursekit.grading.keyrings`) before the uid is
+    handed to another student; False when that failed."""
+    try:
+        return subprocess.run([sys.executable, "-I", "-S", keyrings.__file__], user=uid,
+                              group=uid, extra_groups=[], capture_output=True, timeout=10,
+                              check=False).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
 def release_uid(uid: int) -> None:
     _uids_in_use.discard(uid)
 
@@ -336,7 +349,8 @@ class Confinement:
             self.group.remove()
             self.group = None
         if self.uid is not None and self.owns_uid:
-            release_uid(self.uid)
+            if clear_keyrings(self.uid):   # else the uid stays taken: its keys could leak
+                release_uid(self.uid)
             self.uid = None
 
 

@@ -15,8 +15,8 @@ submission's cgroup and passes it stdin, stdout and stderr. Only then does the c
 the slot's uid, take its rlimits, install the monitor and start ipykernel.
 
 When the kernel exits, or the proxy goes away (the grader killed it), the zygote kills every
-process of the slot's uid in the sandbox, deletes what that uid left in ``/tmp`` and
-``/dev/shm`` and its System V IPC objects, and only then reports the kernel's exit status and
+process of the slot's uid in the sandbox, deletes what that uid left in ``/tmp``,
+``/dev/shm`` and ``/dev/mqueue``, its System V IPC objects and its keys, and only then reports the kernel's exit status and
 takes the next request. Nothing one student's kernel made survives into the next one's.
 
 The first line on stdout says whether the zygote can fork at all: a fork keeps only the
@@ -36,13 +36,17 @@ import struct
 import sys
 import time
 
-from coursekit.grading import kernel
+from coursekit.grading import kernel, keyrings
 
 MAX_REQUEST = 64 * 2**20   # the kernel's environment holds the lab's forbidden targets
-WIPED = ("/tmp", "/dev/shm")
+WIPED = ("/tmp", "/dev/shm", "/dev/mqueue")   # the last: POSIX message queues
 KILL_WAIT_S = 10.0
 EXIT_CLEANUP_FAILED = 3
 PR_SET_DUMPABLE = 4
+# libc has no capset(); the system call's number differs between architectures.
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}[os.uname().machine]
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_LIBC = ctypes.CDLL(None, use_errno=True)
 RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
            "nproc": resource.RLIMIT_NPROC, "fsize": resource.RLIMIT_FSIZE}
 
@@ -91,12 +95,10 @@ def _become_kernel(request: dict, uid: int) -> None:
             os.dup2(fd, target)
             os.close(fd)
         handoff.close()
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+        _become(uid)
         # A uid change without exec leaves the process undumpable (its /proc files root's);
         # a fresh kernel, exec'd after setpriv, is dumpable again: so is this one.
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+        _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
         for name, value in request["limits"].items():
             resource.setrlimit(RLIMITS[name], (value, value))
         os.chdir(request["cwd"])
@@ -128,21 +130,21 @@ def _clean(uid: int) -> bool:
     if pid == 0:
         code = EXIT_CLEANUP_FAILED
         try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            _become(uid)
             deadline = time.monotonic() + KILL_WAIT_S
             while True:
                 try:  # every process this uid may signal, except this one
                     os.kill(-1, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-                if not _running_as(uid):
+                if not running_as(uid):
                     break
                 if time.monotonic() > deadline:
                     os._exit(EXIT_CLEANUP_FAILED)
                 time.sleep(0.005)
             # chmod first: a student may have taken the write permission off its folders.
+            if not keyrings.clear():
+                os._exit(EXIT_CLEANUP_FAILED)
             # -xdev: the folders bound below /tmp (the slot's, the course's checks) are
             # another file system, and nothing there is this tmpfs's to wipe.
             script = (f'for d in {" ".join(WIPED)}; do '
@@ -159,8 +161,21 @@ def _clean(uid: int) -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def _running_as(uid: int) -> list[int]:
-    """Processes of ``uid`` in this sandbox that still run, but this one. A zombie runs
+def _become(uid: int) -> None:
+    """Become ``uid``: no groups, and no capability left in any set (setuid() empties the
+    permitted and effective ones; the inheritable set is emptied here, as setpriv's
+    ``--inh-caps=-all`` does for a fresh kernel)."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()   # effective, permitted, inheritable, twice: all empty
+    if _LIBC.syscall(SYS_CAPSET, header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def running_as(uid: int) -> list[int]:
+    """Processes of ``uid`` that still run (in this sandbox, or on the host), but this one. A zombie runs
     nothing (it only waits for its parent), and a process that changed its uid is owned by
     root in ``/proc``, so ``status`` is read rather than the folder's owner."""
     found = []

@@ -555,12 +555,6 @@ def test_a_forked_kernel_holds_no_socket_of_the_zygote_and_cannot_reach_it(confi
     assert set(host["kernel_fds"]) & set(host["zygote_fds"]) == set(), host
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a forked kernel keeps CAP_SETUID and CAP_SETGID in its inheritable set (CapInh "
-    "00000000000000c0): the zygote's child calls setuid() but never clears the inheritable "
-    "set, while a fresh kernel starts through `setpriv --inh-caps=-all` (CapInh 0). "
-    "no_new_privs and an empty permitted set keep it from granting anything today, but the "
-    "forked sandbox is not the fresh one"))
 def test_a_forked_kernel_has_no_inheritable_capability_like_a_fresh_one(confined):
     _, _, report, host = confined
     assert "error" not in host, host
@@ -631,14 +625,7 @@ def _without_detail(reasons: list[str]) -> list[str]:
     pytest.param("import os\nos.kill(os.getpid(), 11)\n",
                  [" (segmentation fault); ", " (exit code 139); "], id="segfault"),
     pytest.param("import os\nos.kill(os.getpid(), 9)\n",
-                 [" (killed (SIGKILL: ", " (exit code 137); "], id="sigkill",
-                 marks=[pytest.mark.xfail(strict=True, reason=(
-                     "BUG: a forked kernel killed by SIGKILL (what the memory cgroup and "
-                     "RLIMIT_CPU's hard limit send) is reported as '(exit code 1)', neither "
-                     "'(killed (SIGKILL: memory or CPU limit?))' nor a fresh kernel's '(exit "
-                     "code 137)': kernel_proxy ends as the kernel ended by "
-                     "signal.signal(-code, SIG_DFL), which raises OSError (EINVAL) for "
-                     "SIGKILL, so the proxy dies of the traceback with exit code 1"))]),
+                 [" (killed (SIGKILL: ", " (exit code 137); "], id="sigkill"),
 ])
 def test_a_kernel_that_dies_is_reported_as_a_fresh_one_and_the_slot_goes_on(deaths_slot, code,
                                                                              details, request):
@@ -672,12 +659,6 @@ while time.monotonic() < deadline:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: when the slot's zygote is gone (or does not settle) at the end of a grading, "
-    "ZygotePool.release() stops it, and Zygote.stop() deletes the slot's work_root, the "
-    "kernel's working folder with it, before Grader._grade moves that folder out "
-    "(_move_out): the submission becomes a grader error (FileNotFoundError in "
-    "_write_graded) and what its kernel wrote is lost; a fresh kernel that dies keeps both"))
 def test_a_slot_whose_zygote_dies_keeps_the_students_work_and_grade(make_slot):
     """The zygote killed from outside while its kernel runs (the host's OOM killer, say):
     the kernel dies with it; the submission is graded up to there, as with a fresh kernel
@@ -823,13 +804,6 @@ print("".join(get_ipython().getoutput(f"{sys.executable} program.py 2>&1")))
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG, two of them: (1) the zygote's cleanup (`ipcrm --all`, /tmp, /dev/shm) misses POSIX "
-    "message queues, which live in the IPC namespace that the slot's sandbox keeps for every "
-    "student: B receives the message A left (a fresh kernel has an IPC namespace of its "
-    "own); (2) fresh kernels too: the user keyring belongs to the uid, which the next "
-    "student of the slot gets again (and a fresh kernel the lowest free one), and nothing "
-    "clears it: B reads the key A added"))
 def test_kernel_objects_a_student_leaves_never_reach_the_next(make_slot):
     slot = make_slot()
     a = slot.grade("ann_objects", slot.notebook(f"PROGRAM = {LEAVE_KERNEL_OBJECTS!r}\n"
