@@ -246,7 +246,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                     # audit event, and no monitor in it: not refused, but never unnoticed when
                     # student code asked for it (judged as the audit hook judges new programs).
                     origin = _origin(frame)
-                    if origin is not None and not _starts(origin.f_code.co_filename, _lib):
+                    if origin is None or not _starts(origin.f_code.co_filename, _lib):
                         _write("tamper", "started a program the monitor cannot follow "
                                          "(multiprocessing spawn or forkserver)")
                 # A C function counts when student code calls it itself; one that a library
@@ -304,7 +304,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         if event.startswith(_spawning):
             # subprocess and os frames raise these: judge by who asked for the new program.
             origin = _origin(caller)
-            from_student = origin is not None and not _starts(origin.f_code.co_filename, _library)
+            from_student = origin is None or not _starts(origin.f_code.co_filename, _library)
         if event == "sys.setprofile":
             if (_equals(caller.f_code.co_filename, _own_file)
                     or (caller.f_code.co_name == "_bootstrap_inner" and not from_student)):
@@ -530,14 +530,33 @@ def _calling(frame, _ops=_CALL_OPCODES, _len=len) -> bool:
 _STDLIB = os.path.dirname(os.__file__) + "/"
 
 
-def _origin(frame, _stdlib=_STDLIB, _starts=_STARTS):
-    """The first frame above ``frame`` that is not the standard library's (who really asked
-    for what ``subprocess`` or ``os`` is doing), or None."""
+def _package_folders(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders of installed packages, found without importing them."""
+    import importlib.util
+    folders = []
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            folders += [os.path.abspath(folder) + "/", os.path.realpath(folder) + "/"]
+    return tuple(folders)
+
+
+# A shell escape (`!cmd`, `%%bash`, `get_ipython().system`) starts a program for whoever
+# typed it: these packages' frames are passed over when asking who wanted a program.
+_SHELL = _package_folders(("IPython", "ipykernel", "pexpect", "ptyprocess"))
+
+
+def _origin(frame, _stdlib=_STDLIB, _shell=_SHELL, _starts=_STARTS):
+    """Who really asked for what ``subprocess`` or ``os`` is doing: the first frame above
+    ``frame`` that is neither the standard library's nor the shell's, or None when there is
+    none. None counts as the student: a thread whose target is a standard-library function
+    (``Thread(target=subprocess.run)``, an executor, the loop thread of a cell magic) has
+    nobody else's code on its stack, and some code of the student's started it."""
     depth = 0
     while frame is not None and depth < 100:
         name = frame.f_code.co_filename
         stdlib = (_starts(name, _stdlib) and "site-packages" not in name) or _starts(
-            name, "<frozen ")
+            name, "<frozen ") or _starts(name, _shell)
         if not stdlib:
             return frame
         frame = frame.f_back

@@ -118,3 +118,48 @@ def test_a_spawn_start_from_student_code_is_reported(tmp_path):
     ''')
     assert "EXIT 0" in stdout
     assert any(kind == "tamper" and "monitor cannot follow" in what for kind, what, _ in reports)
+
+
+def test_a_shell_escape_from_student_code_is_refused(tmp_path):
+    """`!cmd`, `%%bash` and `get_ipython().system` start a program through IPython's own
+    code (and pexpect's): the student typed them, so they are the student's, and refused."""
+    reports, _, stdout = _run(tmp_path, '''
+        from IPython.core.interactiveshell import InteractiveShell
+
+        shell = InteractiveShell.instance()
+        for escape in (lambda: shell.system("echo STARTED"),          # what !cmd runs
+                       lambda: shell.system_raw("echo STARTED"),
+                       lambda: shell.getoutput("echo STARTED"),       # what !!cmd runs
+                       lambda: shell.run_cell_magic("bash", "", "echo STARTED")):
+            try:
+                print("OUTPUT", escape())
+            except RuntimeError as error:
+                print("REFUSED", error)
+    ''')
+    assert "STARTED" not in stdout, stdout
+    assert stdout.count("REFUSED coursekit:") == 4, stdout
+    assert any(kind == "tamper" and "from student code" in what for kind, what, _ in reports)
+
+
+def test_a_program_started_from_a_thread_running_only_the_standard_library_is_refused(tmp_path):
+    """A thread whose target is subprocess.run has no student frame on its stack; the
+    student started it all the same."""
+    reports, _, stdout = _run(tmp_path, '''
+        import concurrent.futures, subprocess, sys, threading
+
+        def report(future):
+            try:
+                print("OUTPUT", future.result())
+            except RuntimeError as error:
+                print("REFUSED", error)
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            report(pool.submit(subprocess.run, [sys.executable, "-c", "print('STARTED')"]))
+        thread = threading.Thread(target=subprocess.run, args=(["echo", "STARTED"],))
+        thread.start()
+        thread.join()
+    ''')
+    assert "STARTED" not in stdout, stdout
+    assert "REFUSED coursekit:" in stdout, stdout
+    assert sum(kind == "tamper" and "from student code" in what
+               for kind, what, _ in reports) == 2, reports
