@@ -56,6 +56,7 @@ from .release import release_notebook
 from .score import score_notebook
 
 GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
+FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
 MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "
              "to change how notebooks run or are graded")
 
@@ -188,6 +189,7 @@ class Grader:
                   if self.zygotes is not None else None)
         if zygote is not None:  # fresh folders inside the slot; the work is moved out after
             rundir, runtime = zygote.fresh_folders()
+            outcome.sandbox += FORKED
         else:
             rundir, runtime = workdir, sandbox.runtime_dir()
         channel = None
@@ -468,7 +470,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             unchanged = [key for key, digest in hashes.items() if stored.get(key) == digest]
             submissions = [sub for sub in submissions if (sub.student, sub.lab) not in unchanged]
         grader = Grader(course, status, overrides or Overrides(), all_cells,
-                        fork_kernels=fork_kernels and not cluster)
+                        fork_kernels=fork_kernels)
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
@@ -515,7 +517,9 @@ def autograde(course: Course, *, labs: list[str] | None = None,
 def _kernels_used(grader: Grader, cluster: str | None) -> str:
     """How kernels were started, in words, with each lab that could not fork and why."""
     if cluster:
-        return "fresh kernels on the cluster's workers"
+        return ("forked from a pre-warmed kernel per slot on each worker that can fork (root, "
+                "bubblewrap 0.8), fresh on the others" if grader.fork_kernels else
+                "fresh kernels on the cluster's workers (forking switched off)")
     if grader.zygotes is None:
         return "fresh kernels (forking switched off)"
     fallbacks = grader.zygotes.fallbacks

@@ -33,6 +33,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,8 @@ def job_of(sub: Submission) -> Job:
 # --------------------------------------------------------------------------- worker side
 
 _SCRATCH: dict[str, Path] = {}
+_POOLS: dict[str, tuple] = {}   # course name -> (event loop, zygote pool), per worker process
+_POOLS_LOCK = threading.Lock()
 
 
 def _scratch(course_name: str) -> Path:
@@ -139,8 +142,29 @@ def _targets(context, check_path: tuple[Path, ...]) -> list[dict]:
     return _resolved_targets(checks, check_path)
 
 
+def _zygotes(here: Course, status, worker) -> tuple[asyncio.AbstractEventLoop, object]:
+    """The worker process's pre-warmed kernels for ``here``: one pool, with two labs' worth
+    of slots for the worker's threads, in one event loop that lives as long as the worker, so
+    each lab's imports are paid once per slot and not once per task."""
+    from .forked import ZygotePool
+    with _POOLS_LOCK:   # a worker runs tasks in several threads
+        if here.name not in _POOLS:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="coursekit-zygotes",
+                             daemon=True).start()
+            slots = 2 * max(1, getattr(getattr(worker, "state", None), "nthreads", 1))
+            pool = asyncio.run_coroutine_threadsafe(_pool(here, status, slots), loop).result()
+            _POOLS[here.name] = (loop, pool)
+        return _POOLS[here.name]
+
+
+async def _pool(here: Course, status, slots: int):
+    from .forked import ZygotePool
+    return ZygotePool(here, status, slots)   # made in its loop: its lock belongs there
+
+
 def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_cells: bool,
-              no_sandbox: bool) -> Result:
+              no_sandbox: bool, fork_kernels: bool = False) -> Result:
     """Run on a worker: grade one submission in a scratch copy of the course."""
     from distributed import get_client, get_worker
 
@@ -182,7 +206,11 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
     context = dataclasses.replace(context, targets=_targets(context, here.check_path))
     status = sandbox.probe(here, disabled=no_sandbox)
     grader = Grader(here, status, overrides, all_cells)
-    outcome = asyncio.run(grader.grade(sub, context))
+    if fork_kernels:
+        loop, grader.zygotes = _zygotes(here, status, worker)
+        outcome = asyncio.run_coroutine_threadsafe(grader.grade(sub, context), loop).result()
+    else:
+        outcome = asyncio.run(grader.grade(sub, context))
     graded = here.root / outcome.notebook_file if outcome.notebook_file else None
     error = here.autograded_dir / job.student / job.lab / "grader-error.txt"
     result = Result(outcome,
@@ -288,7 +316,8 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
         for sub in submissions:
             job = job_of(sub)
             future = client.submit(grade_job, job, shared[sub.lab], course, checks, overrides,
-                                   grader.all_cells, no_sandbox, key=f"grade-{job.key}-"
+                                   grader.all_cells, no_sandbox, grader.fork_kernels,
+                                   key=f"grade-{job.key}-"
                                    f"{os.urandom(4).hex()}", pure=False)
             futures[future] = (sub, job)
         try:

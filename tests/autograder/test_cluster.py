@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 from autograder import demo_class, gradebook as gb
-from autograder.autograde import autograde
+from autograder.autograde import FORKED, autograde
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
 
@@ -95,6 +95,9 @@ def test_a_cluster_grades_like_a_local_run_and_survives_a_killed_worker(demo):
     assert sorted(outcomes) == sorted(STUDENTS)
     for student in STUDENTS:
         assert students[student].expect(lab).problems(outcomes[student]) == [], outcomes[student]
+    # Each worker keeps its pre-warmed kernels from one task to the next, and forks from them.
+    assert all(o.sandbox.endswith(FORKED) for o in run.outcomes if o.status == "graded"), [
+        o.sandbox for o in run.outcomes]
     retried = [o for o in run.outcomes if any("retried by the cluster" in r for r in o.reasons)]
     assert retried, (killed, [(o.student, o.reasons) for o in run.outcomes])
     # The summary names each worker's count and the retries.

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 from autograder import demo_class, gradebook as gb, sandbox
-from autograder.autograde import autograde
+from autograder.autograde import FORKED, autograde
 from autograder.execute import run_notebook
 from autograder.feedback import render
 from coursekit.cli import main as cli
@@ -69,6 +69,7 @@ def test_db_option_writes_to_another_sqlalchemy_url(graded_class, tmp_path, caps
                 "--jobs", "2", "--cell-timeout", "10", "--no-progress", *root]) == 0
     out = capsys.readouterr().out
     assert "ada_full" in out and "max_missing" in out and other in out
+    assert "kernels: forked from a pre-warmed kernel per job slot\n" in out
     assert _scores(other) == {"ada_full": graded_class.demo.max_score, "max_missing": 0.0}
     assert _row_counts(graded_class.db_url) == default_counts
     assert cli(["export", "--db", other, "--out", str(tmp_path / "out"), *root]) == 0
@@ -162,12 +163,32 @@ def test_sandbox_hides_course_and_solutions_and_cuts_the_network(fixture_course,
 
 
 @pytest.mark.slow
+def test_fresh_kernels_on_request_grade_the_same(graded_class, tmp_path, capsys):
+    root = ["--root", str(graded_class.course.root)]
+    scores = {}
+    for flag in ("--fresh-kernels", None):
+        url = f"sqlite:///{tmp_path / f'{flag}.db'}"
+        assert cli(["autograde", "--db", url, "--student", "ada_full", "--cell-timeout", "10",
+                    "--no-progress", *root, *([flag] if flag else [])]) == 0
+        out = capsys.readouterr().out
+        gradebook = gb.open_gradebook(url)
+        try:
+            (outcome,) = gb.load_outcomes(gradebook)
+        finally:
+            gradebook.close()
+        assert outcome.sandbox.endswith(FORKED) is (flag is None), outcome.sandbox
+        assert ("kernels: fresh kernels (forking switched off)" in out) is (flag is not None)
+        scores[flag] = (outcome.score, outcome.reasons)
+    assert scores["--fresh-kernels"] == scores[None] == (graded_class.demo.max_score, [])
+
+
 def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp_path, capsys):
     other = f"sqlite:///{tmp_path / 'unsandboxed.db'}"
     root = ["--root", str(graded_class.course.root)]
     assert cli(["autograde", "--no-sandbox", "--db", other, "--student", "ada_full",
                 "--cell-timeout", "10", "--no-progress", *root]) == 0
-    assert "SANDBOX UNAVAILABLE" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "SANDBOX UNAVAILABLE" in out
     gradebook = gb.open_gradebook(other)
     try:
         (outcome,) = gb.load_outcomes(gradebook)
@@ -175,6 +196,7 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
         gradebook.close()
     assert "SANDBOX UNAVAILABLE" in outcome.sandbox
     assert outcome.score == graded_class.demo.max_score
+    assert "but fresh for labfx: kernels are not sandboxed" in out
     assert "SANDBOX UNAVAILABLE" in render(outcome, "Fixture lab")
     from autograder.export import results_json
     assert "SANDBOX UNAVAILABLE" in results_json(outcome)["output"]
