@@ -212,11 +212,13 @@ class Grader:
                 after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,
                                          cell_timeout))
         finally:
-            if channel is not None:
-                channel.close()
-            shutil.rmtree(runtime, ignore_errors=True)
-            if zygote is not None:
-                await self.zygotes.release(zygote, lambda: _move_out(rundir, workdir))
+            try:
+                if channel is not None:
+                    channel.close()
+                sandbox.remove_tree(runtime)
+            finally:  # whatever the student left, the slot is given back
+                if zygote is not None:
+                    await self.zygotes.release(zygote, lambda: _move_out(rundir, workdir))
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)
@@ -255,7 +257,7 @@ def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
 def _prepare_workdir(workdir: Path, sub: Submission) -> None:
     """A fresh copy of the student's files (never their original folder) to run in."""
     if workdir.exists():
-        shutil.rmtree(workdir)
+        sandbox.remove_tree(workdir)
     workdir.mkdir(parents=True)
     if sub.folder is None:
         return
@@ -274,7 +276,7 @@ def _move_out(rundir: Path, workdir: Path) -> None:
     """Move a forked kernel's working folder to the submission's graded folder (one rename:
     both are on the course's file system), so the slot's next student never sees it."""
     if workdir.exists():
-        shutil.rmtree(workdir)
+        sandbox.remove_tree(workdir)
     workdir.parent.mkdir(parents=True, exist_ok=True)
     if rundir.exists():
         os.rename(rundir, workdir)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -62,7 +61,7 @@ class Zygote:
         work, runtime = self.work_root / "w", self.runtime_root / "r"
         for folder in (work, runtime):
             if folder.exists():
-                shutil.rmtree(folder)
+                sandbox.remove_tree(folder)
             folder.mkdir()
         return work, runtime
 
@@ -95,8 +94,8 @@ class Zygote:
 
     async def stop(self) -> None:
         await self.kill()
-        shutil.rmtree(self.work_root, ignore_errors=True)
-        shutil.rmtree(self.runtime_root, ignore_errors=True)
+        sandbox.remove_tree(self.work_root)
+        sandbox.remove_tree(self.runtime_root)
         sandbox.release_uid(self.uid)
 
 
@@ -221,7 +220,7 @@ def _remove_stale(folder: Path, prefix: str) -> None:
     for path in folder.glob(f"{prefix}*-*"):
         pid = path.name[len(prefix):].split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(path, ignore_errors=True)
+            sandbox.remove_tree(path)
 
 
 class ForkedKernelManager(sandbox.SandboxedKernelManager):

@@ -408,6 +408,16 @@ def kernel_manager(course: Course, *, workdir: Path, runtime_dir: Path, limits: 
     return km
 
 
+def remove_tree(path: Path) -> None:
+    """Delete a folder a kernel could write, whatever it left there: shutil.rmtree recurses
+    once per level, and a student's tree can be deeper than Python's recursion limit."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], check=False,
+                       capture_output=True, timeout=300)
+
+
 def runtime_dir() -> Path:
     """A fresh, short folder for a kernel's connection file and sockets (Unix socket paths
     must stay under ~100 characters)."""

@@ -301,8 +301,8 @@ def install(fifo_path: str, targets: list[dict]) -> None:
             return
         caller = _getframe(1)
         from_student = not _starts(caller.f_code.co_filename, _library)
-        if event.startswith(_spawning):
-            # subprocess and os frames raise these: judge by who asked for the new program.
+        if event.startswith(_spawning) or event.startswith("ctypes."):
+            # subprocess, os and ctypes frames raise these: judge by who asked for them.
             origin = _origin(caller)
             from_student = origin is None or not _starts(origin.f_code.co_filename, _library)
         if event == "sys.setprofile":
@@ -596,8 +596,8 @@ def _owner(function, _type=type, _module_of=_MODULE_OF_TYPE, _getattr=getattr, _
 def _is_file_text(source, filename: str) -> bool:
     """Whether ``source`` is the text of ``filename`` on disk (the import system compiling a
     library module that has no cached bytecode), not other code under its name."""
-    if type(source) not in (str, bytes):
-        return False
+    if type(source) not in (str, bytes) or not os.path.isabs(filename):
+        return False   # a relative name ("<frozen x>") would read the student's own folder
     try:
         with open(filename, "rb") as handle:
             data = handle.read()

@@ -16,8 +16,10 @@ the slot's uid, take its rlimits, install the monitor and start ipykernel.
 
 When the kernel exits, or the proxy goes away (the grader killed it), the zygote kills every
 process of the slot's uid in the sandbox, deletes what that uid left in ``/tmp``,
-``/dev/shm`` and ``/dev/mqueue``, its System V IPC objects and its keys, and only then reports the kernel's exit status and
-takes the next request. Nothing one student's kernel made survives into the next one's.
+``/dev/shm`` and ``/dev/mqueue``, its System V IPC objects and its keys, and only then
+reports the kernel's exit status and takes the next request. Nothing one student's kernel
+made survives into the next one's. The grader's own ``{"sync": true}`` request is answered
+in the same order, so its answer says that all of this is done.
 
 The first line on stdout says whether the zygote can fork at all: a fork keeps only the
 forking thread, so imports that left any thread running (Python's or native, such as a
@@ -96,6 +98,8 @@ def _become_kernel(request: dict, uid: int) -> None:
             os.close(fd)
         handoff.close()
         _become(uid)
+        if not keyrings.join_new_session():   # never the session keyring of the grader
+            raise OSError("no session keyring of its own")
         # A uid change without exec leaves the process undumpable (its /proc files root's);
         # a fresh kernel, exec'd after setpriv, is dumpable again: so is this one.
         _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)

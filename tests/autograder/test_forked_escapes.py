@@ -337,19 +337,14 @@ probe("student code", cheat_in_the_open)
 # file. Exec of library code is refused to student code, but not to importlib's frame.
 open("<frozen lab10>", "w").write(HELPERS)
 helpers = {"__name__": "lab10_helpers"}
-bootstrap._call_with_frames_removed(exec, compile(HELPERS, "<frozen lab10>", "exec"), helpers)
+try:
+    bootstrap._call_with_frames_removed(exec, compile(HELPERS, "<frozen lab10>", "exec"), helpers)
+except RuntimeError:     # refused: then "cheat" is not there, and the probe says it raised
+    pass
 probe("<frozen lab10>", lambda: results.setdefault("objects", helpers["cheat"](torch.ones(1))))
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: code compiled under the file name '<frozen lab10>' counts as library code: "
-    "'<frozen ' is a library prefix (monitor._library_prefixes) and compile() under a library "
-    "name is allowed when open(name) holds the same text, which for a relative name is a file "
-    "the student wrote in its working folder (monitor._is_file_text); run through "
-    "importlib._bootstrap._call_with_frames_removed(exec, ...), whose frame is library code, "
-    "the exec is not refused either. Its calls into a forbidden target "
-    "(torch.distributed.all_reduce) are not reported, and gc.get_objects is not refused"))
 def test_code_that_claims_a_frozen_file_name_is_still_the_students(tmp_path):
     pytest.importorskip("torch")
     reports, probes, output = _monitored(tmp_path, FROZEN_NAME)
@@ -413,26 +408,11 @@ def _unnoticed(outcome, ran: str | None, uid: int) -> bool:
     return ran is not None and f"uid={uid}" in ran and not outcome.flagged
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: ctypes.CDLL(None).system(b'cmd') in a cell runs a program without the monitor and "
-    "nothing is refused or reported: calling a foreign function raises no audit event at "
-    "all, and ctypes.dlopen/ctypes.dlsym are raised in ctypes' own frames (ctypes/__init__.py, "
-    "the standard library), so the hook's 'ctypes.' refusal never sees student code (the "
-    "graded folder holds by_ctypes.txt with the slot's uid; outcome.flagged is False)"))
 def test_ctypes_in_a_cell_starts_no_unnoticed_program(unmonitored):
     outcome, ran, uid, output = unmonitored
     assert not _unnoticed(outcome, ran["by_ctypes.txt"], uid), (ran, outcome.reasons, output)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: a standard-library callable that the kernel itself calls later, with no student "
-    "frame on the stack: asyncio.get_event_loop().call_soon(subprocess.run, argv), or "
-    "signal.signal(SIGALRM, functools.partial(subprocess.Popen, cmd, ...)) with an itimer. "
-    "Above subprocess there are only asyncio's or selectors' frames (standard library), then "
-    "the runner of the kernel's loop (site-packages), so monitor._origin finds a library "
-    "frame and lets the program start unreported (the graded folder holds "
-    "by_loop_callback.txt and by_signal_handler.txt with the slot's uid; outcome.flagged is "
-    "False)"))
 @pytest.mark.parametrize("name", ["by_loop_callback.txt", "by_signal_handler.txt"])
 def test_a_callback_the_kernel_runs_later_starts_no_unnoticed_program(unmonitored, name):
     outcome, ran, uid, output = unmonitored
@@ -714,14 +694,6 @@ def test_a_kernel_shares_no_writable_memory_and_finds_no_unwiped_writable_folder
     assert set(report["writable"]) == {"/tmp", "/dev/shm", "/dev/mqueue"}, report["writable"]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: a uid's persistent keyring (keyctl KEYCTL_GET_PERSISTENT, which any process may ask "
-    "for its own uid) outlives every process of the uid, for "
-    "/proc/sys/kernel/keys/persistent_keyring_expiry seconds (3 days by default), and the "
-    "zygote's cleaner clears only @u and @us (keyrings.USER_KEYRINGS): a key A adds there is "
-    "read by B in the same slot (b_native.json: persistent == 'SECRET-OF-A'); fresh kernels "
-    "that reuse a uid clear it with the same code (sandbox.clear_keyrings), so, by reading, "
-    "the same gap"))
 def test_a_key_in_the_uids_persistent_keyring_never_reaches_the_next_student(ann_then_bob):
     seen = ann_then_bob
     planted = seen["a_native"]["persistent"]
@@ -731,18 +703,13 @@ def test_a_key_in_the_uids_persistent_keyring_never_reaches_the_next_student(ann
     assert seen["b_native"]["persistent"] is None, seen["b_native"]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: a forked kernel keeps the session keyring of the zygote, which is the grader's "
-    "(systemd gives every service one; pam_keyinit every login): neither the zygote's child "
-    "nor the cleaner joins a new one, and a process possesses its session keyring, so the "
-    "kernel's uid may add keys to it (possessor permissions). A key A adds to @s is read by "
-    "B (b_native.json: session == 'SECRET-OF-A'); by the same inheritance (not run here), "
-    "fresh kernels that grader starts see it too"))
 def test_a_key_in_the_inherited_session_keyring_never_reaches_the_next_student(ann_then_bob):
+    """The kernel joins a session keyring of its own: A's key lands there, not in the
+    grader's, and B does not find it."""
     seen = ann_then_bob
     session_id, added = seen["a_native"]["session"]
-    _require(session_id == seen["session"] and added > 0,   # the grader's keyring, a key in it
-             (session_id, seen["session"], added))
+    _require(added > 0, (session_id, seen["session"], added))   # the attack ran
+    assert session_id != seen["session"], "the kernel kept the grader's session keyring"
     assert seen["b_native"]["session"] is None, seen["b_native"]
 
 
@@ -761,13 +728,6 @@ os.close(fd)
 '''
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: a tree deeper than Python's recursion limit that student code leaves in its runtime "
-    "folder makes Grader._grade's finally raise RecursionError in "
-    "shutil.rmtree(runtime, ignore_errors=True) (ignore_errors covers OSError only), so "
-    "zygotes.release() below it never runs: A's outcome is a grader error, its working folder "
-    "never leaves the slot, and the zygote stays busy for ever (its memory and uid held), so "
-    "B gets a new zygote; each such student leaks one"))
 def test_what_a_student_leaves_in_its_runtime_folder_never_keeps_the_slot(make_slot):
     slot = make_slot()
     try:
