@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,10 +43,10 @@ from . import cells as lab_cells
 from . import gradebook as gb
 from . import monitoring
 from .annotate import annotate
-from . import forked, sandbox
+from . import forked, graded_folder, sandbox, untrusted_tree
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
-from .collect import FOUND, Submission, collect
+from .collect import FOUND, Submission, collect, student_entries
 from .drive import checks_driver
 from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
@@ -56,6 +55,8 @@ from .release import release_notebook
 from .score import score_notebook
 
 GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
+NOT_ON_ROSTER = ("flagged for a TA: {student} is not on the course's roster (the gradebook's "
+                 "students with a name or email); check who handed this in")
 FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
 MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "
              "to change how notebooks run or are graded")
@@ -148,11 +149,10 @@ class Grader:
             # The student and the TA read one line; the traceback goes to a file for whoever
             # fixes the grader.
             outcome = self._outcome(sub, context, ERROR)
-            details = self.course.autograded_dir / sub.student / sub.lab / "grader-error.txt"
             try:
-                details.parent.mkdir(parents=True, exist_ok=True)
-                details.write_text("".join(traceback.format_exception(error)),
-                                   encoding="utf-8", errors="replace")
+                details = await asyncio.to_thread(
+                    graded_folder.write_error_details, self.course.autograded_dir,
+                    sub.student, sub.lab, "".join(traceback.format_exception(error)))
                 where = f"; details in {details.relative_to(self.course.root)}"
             except OSError:
                 where = ""
@@ -194,7 +194,8 @@ class Grader:
             rundir, runtime = workdir, sandbox.runtime_dir()
         channel = None
         try:
-            _prepare_workdir(rundir, sub)
+            outcome.reasons += await asyncio.to_thread(graded_folder.prepare, rundir,
+                                                       sub.folder, sub.path)
             channel = monitoring.Channel.open(runtime)
             km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
                                         limits=limits, status=self.status)
@@ -215,10 +216,11 @@ class Grader:
             try:
                 if channel is not None:
                     channel.close()
-                sandbox.remove_tree(runtime)
+                await asyncio.to_thread(sandbox.remove_tree, runtime)
             finally:  # whatever the student left, the slot is given back
                 if zygote is not None:
-                    await self.zygotes.release(zygote, lambda: _move_out(rundir, workdir))
+                    await self.zygotes.release(
+                        zygote, lambda: asyncio.to_thread(_move_out, rundir, workdir))
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)
@@ -226,7 +228,8 @@ class Grader:
             outcome.status, outcome.flagged = FLAGGED, True
             outcome.reasons.append(f"{MONITORED}: " + "; ".join(noticed))
         outcome.reasons += execution.problems()
-        outcome.reasons += _drop_large_files(workdir, keep=target)
+        outcome.reasons += await asyncio.to_thread(graded_folder.trim, workdir,
+                                                   context.lab.notebook)
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
             if placed.role == ANSWER and run is not None and run.status == ERROR_STATUS:
@@ -236,7 +239,8 @@ class Grader:
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
                                        forbidden=forbidden)
         annotate(assembled, outcome.cells, execution.drives)
-        _write_graded(assembled.nb, target)
+        await asyncio.to_thread(graded_folder.place_notebook, assembled.nb, workdir,
+                                context.lab.notebook)
         for cell in outcome.cells:
             for check in cell.checks:
                 if check.message.startswith(DELEGATION):
@@ -254,24 +258,6 @@ def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
     return found
 
 
-def _prepare_workdir(workdir: Path, sub: Submission) -> None:
-    """A fresh copy of the student's files (never their original folder) to run in."""
-    if workdir.exists():
-        sandbox.remove_tree(workdir)
-    workdir.mkdir(parents=True)
-    if sub.folder is None:
-        return
-    for item in sorted(sub.folder.iterdir()):
-        if item == sub.path or item.name in (".ipynb_checkpoints", "__pycache__"):
-            continue
-        if item.is_symlink():  # a link could bring the course's secrets or the gradebook in
-            continue
-        if item.is_dir():
-            shutil.copytree(item, workdir / item.name, ignore=_checkpoints_and_links)
-        elif item.is_file():
-            shutil.copy2(item, workdir / item.name)
-
-
 def _move_out(rundir: Path, workdir: Path) -> None:
     """Move a forked kernel's working folder to the submission's graded folder (one rename:
     both are on the course's file system), so the slot's next student never sees it."""
@@ -280,70 +266,6 @@ def _move_out(rundir: Path, workdir: Path) -> None:
     workdir.parent.mkdir(parents=True, exist_ok=True)
     if rundir.exists():
         os.rename(rundir, workdir)
-
-
-def _checkpoints_and_links(folder: str, names: list[str]) -> set[str]:
-    return {n for n in names
-            if n == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, n))}
-
-
-KEEP_FILE_MB = 50  # a graded folder keeps what a TA may want to open, not a disk filler
-
-
-def _drop_large_files(workdir: Path, keep: Path) -> list[str]:
-    """Trim what the run left in ``workdir`` (every class run would otherwise keep it): files
-    over KEEP_FILE_MB, then, in path order, whatever goes over sandbox.DISK_MB for the folder
-    as a whole (many files just under KEEP_FILE_MB are a disk filler too). ``keep`` (the
-    graded notebook) is never deleted but counts. The notes say what was deleted.
-
-    Sizes are apparent sizes, at least one 4 KiB block per file: a sparse file is as large as
-    what a TA would copy, and a million empty files still fill the disk's inodes.
-    """
-    files = []
-    for folder, _, names in os.walk(workdir):  # never follows a link out of the folder
-        for name in sorted(names):
-            path = Path(folder) / name
-            if path == keep or path.is_symlink() or not path.is_file():
-                continue
-            files.append((path, max(path.stat().st_size, 4096)))
-    files.sort()
-    notes, big = [], []
-    total = keep.stat().st_size if keep.is_file() and not keep.is_symlink() else 0
-    over: list[tuple[Path, int]] = []
-    for path, size in files:
-        if size > KEEP_FILE_MB * 2**20:
-            big.append((path, size))
-        elif total + size > sandbox.DISK_MB * 2**20:
-            over.append((path, size))
-        else:
-            total += size
-    for path, size in big + over:
-        path.unlink(missing_ok=True)
-    for path, size in big[:5]:
-        notes.append(f"{path.relative_to(workdir)} ({size / 2**20:.0f} MB) was deleted "
-                     f"after grading: files over {KEEP_FILE_MB} MB are not kept")
-    if len(big) > 5:
-        notes.append(f"{len(big) - 5} more files over {KEEP_FILE_MB} MB were deleted")
-    if over:
-        names = ", ".join(str(p.relative_to(workdir)) for p, _ in over[:3])
-        notes.append(f"{len(over)} file(s) ({sum(s for _, s in over) / 2**20:.0f} MB) were "
-                     f"deleted after grading: a graded folder keeps at most "
-                     f"{sandbox.DISK_MB} MB in all ({names}{', …' if len(over) > 3 else ''})")
-    return notes
-
-
-def _write_graded(nb, target: Path) -> None:
-    """Write the graded notebook where the kernel had write access, without trusting what it
-    left there: a symlink in its place (to the gradebook, say) is replaced, never followed.
-
-    The file is written next to the submission's folder, where the kernel cannot write, then
-    renamed over ``target``; a rename replaces a symlink instead of writing through it.
-    """
-    staging = target.parent.parent / f".{target.parent.name}.{target.name}.tmp"
-    nbformat.write(nb, str(staging))
-    if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
-    os.replace(staging, target)
 
 
 @dataclass
@@ -355,6 +277,7 @@ class ClassRun:
     run_id: str = ""
     unchanged: list[tuple[str, str]] = field(default_factory=list)  # kept from a past run
     kernels: str = ""   # how kernels were started (forked, or fresh and why)
+    refused: dict[str, str] = field(default_factory=dict)   # hand-in name -> why not graded
 
 
 def lab_fingerprint(course: Course, lab: Lab) -> str:
@@ -374,22 +297,37 @@ def lab_fingerprint(course: Course, lab: Lab) -> str:
 
 
 def submission_hash(sub: Submission, lab_print: str) -> str:
-    """What was handed in (the notebook as collected, the files beside it, and what collection
-    noticed), together with the lab's fingerprint."""
+    """What was handed in (the notebook as collected, the files beside it that grading
+    copies in, and what collection noticed), together with the lab's fingerprint."""
     import hashlib
     digest = hashlib.sha256(lab_print.encode())
     digest.update(f"{sub.status}\0{sub.notes}\0".encode())
     if sub.nb is not None:
         digest.update(nbformat.writes(sub.nb).encode())
-    if sub.folder is not None:
-        for path in sorted(sub.folder.rglob("*")):
-            if path == sub.path or path.is_symlink() or not path.is_file():
-                continue
-            digest.update(path.relative_to(sub.folder).as_posix().encode() + b"\0")
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(2**20), b""):
-                    digest.update(block)
+    for name, data in handed_in_files(sub):
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
     return digest.hexdigest()
+
+
+def handed_in_files(sub: Submission):
+    """``(relative path, bytes)`` of each file handed in beside the notebook, as
+    :func:`graded_folder.prepare` copies them in (no link followed, bounded)."""
+    if sub.folder is None:
+        return
+    notebook = sub.path.relative_to(sub.folder).as_posix() if sub.path else None
+    listing = untrusted_tree.walk(sub.folder, skip=graded_folder.NOT_COPIED)
+    root = untrusted_tree.open_folder(sub.folder)
+    try:
+        for entry in listing.files():
+            if entry.path == notebook or set(entry.parts[:-1]) & graded_folder.NOT_COPIED:
+                continue
+            try:
+                yield entry.path, untrusted_tree.read_file(root, entry.path, entry.size)
+            except OSError:
+                continue
+    finally:
+        os.close(root)
 
 
 async def grade_all(grader: Grader, submissions: list[Submission],
@@ -463,6 +401,9 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             gb.register_lab(gradebook, context.lab, context.source)
         submissions = collect(course, selected, {k: c.identifying_ids for k, c in contexts.items()},
                               submitted_dir, students)
+        refused = {} if students else student_entries(submitted_dir
+                                                      or course.submitted_dir).refused
+        on_roster = gb.roster(gradebook)
         prints = {lab.id: lab_fingerprint(course, lab) for lab in selected}
         hashes = {(sub.student, sub.lab): submission_hash(sub, prints[sub.lab])
                   for sub in submissions}
@@ -483,6 +424,10 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             outcome.reasons = [printable(reason) for reason in outcome.reasons]  # printed too
             outcome.run_id = run_id
             outcome.submission_hash = hashes.get((outcome.student, outcome.lab), "")
+            if on_roster is not None and outcome.student not in on_roster:
+                outcome.flagged = True
+                outcome.status = FLAGGED if outcome.status == GRADED else outcome.status
+                outcome.reasons.append(NOT_ON_ROSTER.format(student=outcome.student))
             try:
                 gb.record(gradebook, outcome)
             except Exception as error:  # noqa: BLE001 — store at least the outcome and why
@@ -513,7 +458,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
     finally:
         gradebook.close()
     return ClassRun(outcomes, status, time.monotonic() - started, url, run_id, unchanged,
-                    kernels=_kernels_used(grader, cluster))
+                    kernels=_kernels_used(grader, cluster), refused=refused)
 
 
 def _kernels_used(grader: Grader, cluster: str | None) -> str:

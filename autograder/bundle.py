@@ -36,7 +36,8 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 HIDDEN_CALL = re.compile(r"grade\([^()\n]*hidden\s*=\s*True")
 # autograder modules `coursekit validate` imports (the rest are the instructor's).
 STUDENT_AUTOGRADER = ("__init__", "commands", "manifest", "validate", "cells", "sandbox",
-                      "execute", "score", "drive", "assemble", "safe_text", "fetch")
+                      "execute", "score", "drive", "assemble", "safe_text", "fetch", "leases",
+                      "untrusted_tree", "graded_folder", "cgroup", "monitoring")
 
 
 class BundleError(RuntimeError):

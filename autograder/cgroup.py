@@ -25,17 +25,16 @@ command, so nothing the kernel starts can be born outside the group.
 """
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-CONTROLLERS = ("memory", "pids", "cpu")
-PREFIX = "ck-"  # ck-<grader pid>-<n>: whose group it is, so stale ones can be found
+from . import leases
 
-_counter = itertools.count()
+CONTROLLERS = ("memory", "pids", "cpu")
+PREFIX = "ck-"  # the grader's own leaf and probes; a kernel's group: leases.group_name
 
 
 @dataclass(frozen=True)
@@ -172,11 +171,11 @@ def detect() -> tuple[Hierarchy | None, str]:
 
 
 def remove_stale(hierarchy: Hierarchy) -> None:
-    """Remove empty groups left by graders that are gone (a crash skips their cleanup)."""
+    """Remove empty groups left by graders that are gone (a crash skips their cleanup): a
+    kernel's group is named after its uid, and nobody leases that uid any more."""
     for _, base in hierarchy.bases:
-        for group in base.glob(f"{PREFIX}*-*"):
-            owner = group.name[len(PREFIX):].split("-")[0]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        for group in base.glob(f"{leases.GROUP_PREFIX}*"):
+            if leases.group_is_stale(group.name):
                 try:
                     group.rmdir()  # only succeeds when no process is left in it
                 except OSError:
@@ -191,9 +190,10 @@ class Group:
     folders: tuple[Path, ...]
 
     @classmethod
-    def create(cls, hierarchy: Hierarchy, *, memory_mb: int, nproc: int) -> "Group":
-        """Make the group and set its limits; raises OSError if the kernel refuses one."""
-        name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    def create(cls, hierarchy: Hierarchy, *, uid: int, memory_mb: int, nproc: int) -> "Group":
+        """Make the group of a kernel running as ``uid`` (leased: :mod:`.leases`) and set
+        its limits; raises OSError if the kernel refuses one."""
+        name = leases.group_name(uid)
         folders = tuple(dict.fromkeys(base / name for _, base in hierarchy.bases))
         group = cls(hierarchy, folders)
         try:
@@ -242,16 +242,6 @@ class Group:
             except OSError:
                 pass
         return found
-
-    def memory_peak(self) -> int | None:
-        """The most memory the group used at once, in bytes (None where not counted)."""
-        if "memory" not in self.hierarchy.controllers:
-            return None
-        knob = "memory.peak" if self.hierarchy.version == 2 else "memory.max_usage_in_bytes"
-        try:
-            return int((self._folder("memory") / knob).read_text())
-        except (OSError, ValueError):
-            return None
 
     def remove(self, timeout: float = 5.0) -> None:
         """Kill whatever still runs in the group, then delete it (best effort, never raises)."""

@@ -31,7 +31,6 @@ import hashlib
 import io
 import logging
 import os
-import shutil
 import tempfile
 import threading
 import zipfile
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import graded_folder, untrusted_tree
 from .collect import Submission
 from .gradebook import Outcome
 from .manifest import Course
@@ -79,15 +79,12 @@ class Result:
 
 
 def job_of(sub: Submission) -> Job:
+    from .autograde import handed_in_files
     files = io.BytesIO()
     with zipfile.ZipFile(files, "w", zipfile.ZIP_DEFLATED) as archive:
-        if sub.folder is not None:
-            for path in sorted(sub.folder.rglob("*")):
-                if path == sub.path or path.is_symlink() or not path.is_file():
-                    continue
-                if ".ipynb_checkpoints" in path.parts:
-                    continue
-                archive.write(path, path.relative_to(sub.folder).as_posix())
+        for name, data in handed_in_files(sub):
+            archive.writestr(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                             data)
     return Job(f"{sub.student}/{sub.lab}", sub.student, sub.lab, sub.status, list(sub.notes),
                nbformat.writes(sub.nb) if sub.nb is not None else None,
                sub.path.name if sub.path is not None else None, files.getvalue())
@@ -188,7 +185,7 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
         root, checks, len(course.check_path)))
     here.enable_checks()
     folder = here.submitted_dir / job.student / job.lab
-    shutil.rmtree(folder, ignore_errors=True)
+    sandbox.remove_tree(folder)
     folder.mkdir(parents=True)
     with zipfile.ZipFile(io.BytesIO(job.files)) as archive:
         for member in archive.infolist():
@@ -211,13 +208,24 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
         outcome = asyncio.run_coroutine_threadsafe(grader.grade(sub, context), loop).result()
     else:
         outcome = asyncio.run(grader.grade(sub, context))
-    graded = here.root / outcome.notebook_file if outcome.notebook_file else None
-    error = here.autograded_dir / job.student / job.lab / "grader-error.txt"
-    result = Result(outcome,
-                    graded.read_bytes() if graded is not None and graded.is_file() else None,
-                    error.read_bytes() if error.is_file() else None, name, lost)
-    shutil.rmtree(here.autograded_dir / job.student / job.lab, ignore_errors=True)
-    shutil.rmtree(folder, ignore_errors=True)
+    # Read as the grader placed them: the graded notebook, never through what the student
+    # left in the folder, and the error details from the grader's own folder.
+    graded, error = None, graded_folder.error_details(here.autograded_dir, job.student, job.lab)
+    if outcome.notebook_file:
+        workdir = here.autograded_dir / job.student / job.lab
+        try:
+            root = untrusted_tree.open_folder(workdir)
+            try:
+                graded = untrusted_tree.read_file(root, context.lab.notebook, 2**31)
+            finally:
+                os.close(root)
+        except OSError:
+            graded = None
+    result = Result(outcome, graded, error.read_bytes() if error.is_file() else None, name,
+                    lost)
+    error.unlink(missing_ok=True)
+    sandbox.remove_tree(here.autograded_dir / job.student / job.lab)
+    sandbox.remove_tree(folder)
     return result
 
 
@@ -252,12 +260,11 @@ def _store_files(course: Course, result: Result) -> None:
     if result.graded_notebook is not None and outcome.notebook_file:
         target = course.root / outcome.notebook_file
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = folder.parent / f".{folder.name}.{target.name}.tmp"
-        staging.write_bytes(result.graded_notebook)
-        os.replace(staging, target)
+        untrusted_tree.place(result.graded_notebook, target.parent, target.name,
+                             staging=folder.parent)
     if result.grader_error is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "grader-error.txt").write_bytes(result.grader_error)
+        graded_folder.write_error_details(course.autograded_dir, outcome.student, outcome.lab,
+                                          result.grader_error.decode("utf-8", "replace"))
 
 
 def _attempts(client, key: str) -> list[str]:

@@ -32,6 +32,7 @@ from nbformat import NotebookNode
 
 from . import cells as lab_cells
 from .manifest import Course, Lab
+from . import untrusted_tree
 from .safe_text import printable, without_surrogates
 
 FOUND, MISSING, CORRUPT, ERROR = "found", "missing", "corrupt", "error"
@@ -71,45 +72,67 @@ class NotANotebook(ValueError):
     """A file that cannot be graded as a notebook; the message says why, for the student."""
 
 
-def student_id(name: str) -> str:
-    """A student id from a folder or archive name: safe for paths and the gradebook (and
-    short enough for any database's column)."""
-    return re.sub(r"[^A-Za-z0-9_.@+-]+", "_", _stem(name))[:100].strip("._") or "student"
+# A student id is a folder or archive name as it stands: safe in a path, a URL and the
+# gradebook, and never derived from another name (see student_entries).
+_ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]{0,99}")
 
 
-def student_entries(submitted_dir: Path) -> dict[str, Path]:
-    """``{student: folder or zip}`` in the class folder."""
-    entries: dict[str, Path] = {}
+def student_id(name: str) -> str | None:
+    """The student id a folder or archive name stands for (``ann`` for ``ann/`` and
+    ``ann.zip``), or None when the name is not a valid id as it is."""
+    stem = _stem(name)
+    return stem if _ID.fullmatch(stem) else None
+
+
+def id_problem(name: str) -> str:
+    """Why ``name`` is no student id, in words a TA can act on."""
+    shown = _name(name)
+    return (f"{shown} is not a student id, so it was not graded: an id is 1 to 100 letters, "
+            f"digits and _ . @ + - (not starting with '.'); rename the folder or archive to the "
+            f"student's id")
+
+
+@dataclass
+class Entries:
+    """The class folder's hand-ins: ``{student: folder or zip}``, and the names refused
+    (``{name: why}``), which are never graded and never mapped onto another id."""
+
+    students: dict[str, Path] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def student_entries(submitted_dir: Path) -> Entries:
+    """The hand-ins in the class folder: one folder or ``.zip`` per student, named by the
+    student's id exactly. A name that is not an id is refused with the reason, whatever
+    other names there are; ``ann/`` and ``ann.zip`` are one student's two hand-ins, and the
+    folder is graded."""
+    found = Entries()
     if not submitted_dir.exists():
-        return entries
-    for entry in sorted(submitted_dir.iterdir()):
-        if entry.name.startswith(".") or entry.is_symlink():
-            continue
-        if entry.is_dir() or (entry.is_file() and entry.suffix.lower() == ".zip"):
-            sid = student_id(entry.name)
-            if sid in entries and _stem(entries[sid].name) == _stem(entry.name):
-                # alice/ and alice.zip are one student's two hand-ins: the folder wins.
-                if entry.is_dir():
-                    entries[sid] = entry
-                continue
-            if sid in entries:
-                # Two names that make the same id ("victim" and "victim_"): neither may
-                # replace the other, so this one gets an id of its own.
-                sid = _free_id(sid, entries)
-            entries[sid] = entry
-    return entries
+        return found
+    for entry in untrusted_tree.walk(submitted_dir, max_depth=0).entries:
+        path = submitted_dir / entry.path
+        is_zip = entry.kind == untrusted_tree.FILE and entry.path.lower().endswith(".zip")
+        if entry.path.startswith(".") or not (entry.kind == untrusted_tree.FOLDER or is_zip):
+            continue   # links, stray files and hidden entries are no hand-in
+        sid = student_id(entry.path)
+        if sid is None:
+            found.refused[entry.path] = id_problem(entry.path)
+        elif sid in found.students:
+            folder, archive = sorted((found.students[sid], path),
+                                     key=lambda p: p.suffix.lower() == ".zip")
+            found.students[sid] = folder
+            found.refused[archive.name] = (f"{_name(archive.name)} was not graded: "
+                                           f"{_name(folder.name)} is the same student's "
+                                           f"hand-in and is graded (a folder before an "
+                                           f"archive)")
+        else:
+            found.students[sid] = path
+    return found
 
 
 def _stem(name: str) -> str:
     """A hand-in's name without ``.zip``: alice/ and alice.zip are the same student's."""
     return name[:-4] if name.lower().endswith(".zip") else name
-
-
-def _free_id(sid: str, taken: dict[str, Path]) -> str:
-    n = 2
-    while f"{sid}-{n}" in taken:
-        n += 1
-    return f"{sid}-{n}"
 
 
 def _shown(value: object, limit: int = 60) -> str:
@@ -203,17 +226,20 @@ def _member_problem(info: zipfile.ZipInfo, error: Exception) -> str:
 
 # --------------------------------------------------------------------------- notebooks
 
-def read_submitted(path: Path) -> tuple[NotebookNode, list[str]]:
-    """The notebook in ``path`` as nbformat v4, with notes about what was repaired; or
-    :class:`NotANotebook` saying what is wrong (see the NOTE in the module docstring).
+def parse_submitted(handle, size: int, name: str) -> tuple[NotebookNode, list[str]]:
+    """The notebook in the open file ``handle`` (``size`` bytes, named ``name``) as nbformat
+    v4, with notes about what was repaired; or :class:`NotANotebook` saying what is wrong
+    (see the NOTE in the module docstring).
 
     Outputs are dropped: grading runs the notebook again, and a mangled output must not matter.
     """
-    size = path.stat().st_size
     if size > MAX_NOTEBOOK_BYTES:
         raise NotANotebook(f"too large to grade ({size / 2**20:.0f} MB, more than the "
                            f"{MAX_NOTEBOOK_BYTES // 2**20} MB a notebook may have)")
-    raw = path.read_bytes()
+    raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise NotANotebook(f"too large to grade (more than the {MAX_NOTEBOOK_BYTES // 2**20} "
+                           f"MB a notebook may have)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -234,7 +260,7 @@ def read_submitted(path: Path) -> tuple[NotebookNode, list[str]]:
         raise NotANotebook(f"not a notebook: JSON nested {depth} levels deep, expected at "
                            f"most {MAX_JSON_DEPTH}")
     data, replaced = without_surrogates(data)
-    notes = [f"{_name(path.name)}: {replaced} piece(s) of text held characters that are not "
+    notes = [f"{_name(name)}: {replaced} piece(s) of text held characters that are not "
              f"valid Unicode (lone surrogates); they were replaced with \ufffd"] if replaced else []
     return _as_v4(data), notes
 
@@ -332,40 +358,30 @@ def _json_kind(value) -> str:
 # --------------------------------------------------------------------------- matching
 
 def _candidates(folder: Path) -> list[_Candidate]:
+    """Every ``.ipynb`` file below ``folder``, read without following a link (a link could
+    hand in another student's notebook, or the course's secrets)."""
     found = []
-    for path in sorted(folder.rglob("*.ipynb")):
-        if SKIPPED_PARTS & set(path.relative_to(folder).parts) or not path.is_file():
-            continue
-        if _links_out(path, folder):
-            continue
-        try:
-            mtime = path.stat().st_mtime
-            nb, notes = read_submitted(path)
-            found.append(_Candidate(path, nb, "", mtime, notes))
-        except NotANotebook as error:
-            found.append(_Candidate(path, None, str(error), _mtime(path)))
-        except OSError as error:
-            why = f"unreadable ({printable(error.strerror or error, 120)})"
-            found.append(_Candidate(path, None, why, _mtime(path)))
-    return found
-
-
-def _mtime(path: Path) -> float:
+    listing = untrusted_tree.walk(folder, skip=frozenset(SKIPPED_PARTS))
+    root = untrusted_tree.open_folder(folder)
     try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _links_out(path: Path, folder: Path) -> bool:
-    """Is ``path`` a symlink, or reached through one? A hand-in keeps only its own files: a
-    link could hand in another student's notebook, or the course's secrets."""
-    here = path
-    while here != folder:
-        if here.is_symlink():
-            return True
-        here = here.parent
-    return False
+        for entry in listing.files():
+            if not entry.path.endswith(".ipynb") or SKIPPED_PARTS & set(entry.parts):
+                continue
+            path = folder / entry.path
+            try:
+                fd = untrusted_tree.open_file(root, entry.path)
+                with os.fdopen(fd, "rb") as handle:
+                    mtime = os.fstat(fd).st_mtime
+                    nb, notes = parse_submitted(handle, os.fstat(fd).st_size, path.name)
+                found.append(_Candidate(path, nb, "", mtime, notes))
+            except NotANotebook as error:
+                found.append(_Candidate(path, None, str(error), 0.0))
+            except OSError as error:
+                why = f"unreadable ({printable(error.strerror or error, 120)})"
+                found.append(_Candidate(path, None, why, 0.0))
+    finally:
+        os.close(root)
+    return found
 
 
 def _ids(nb: NotebookNode) -> set[str]:
@@ -444,11 +460,11 @@ def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
 
     Args:
         lab_ids: ``{lab: grade ids of its graded cells}`` (``LabNotebook.identifying_ids``).
-        students: only these (ids as :func:`student_id` makes them).
+        students: only these ids.
     """
     submitted_dir = submitted_dir or course.submitted_dir
     submissions = []
-    for sid, entry in student_entries(submitted_dir).items():
+    for sid, entry in student_entries(submitted_dir).students.items():
         if students and sid not in students:
             continue
         try:

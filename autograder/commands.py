@@ -183,6 +183,11 @@ def autograde(args) -> int:
     print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {engine}; "
           f"gradebook: {run.db_url}")
     print(f"kernels: {run.kernels}")
+    if run.refused:
+        print(f"\n{len(run.refused)} hand-in(s) in the class folder were not graded:",
+              file=sys.stderr)
+        for why in run.refused.values():
+            print(f"  {why}", file=sys.stderr)
     if run.unchanged:
         print(f"{len(run.unchanged)} submission(s) unchanged since they were graded kept their "
               f"stored outcome (--regrade grades them again)")

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import zmq
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
@@ -35,6 +36,19 @@ MAX_PAYLOAD_CHARS = 50_000_000      # one check's observations: large tensors, n
 MAX_NOTEBOOK_CHARS = 100_000_000
 MAX_ERROR_CHARS = 10_000            # an exception's message, and each traceback line
 MAX_TRACEBACK_LINES = 100
+# Before any of the above: the bytes of one message part the grader reads at all, and how
+# many messages may wait in one socket's queue (see NOTE [capped before decoded]).
+MAX_MESSAGE_BYTES = 64 * 2**20      # above MAX_PAYLOAD_CHARS's worth of JSON
+MAX_QUEUED_MESSAGES = 64
+
+# NOTE [capped before decoded]: the caps above apply to messages jupyter_client has already
+# received and decoded, so one 1 GB display would cost the grader gigabytes before it was
+# dropped. So every socket to a kernel is made with ZMQ_MAXMSGSIZE (libzmq reads a part's
+# length first and refuses a longer one unread) and ZMQ_RCVHWM (a kernel that sends faster
+# than the grader reads waits, or loses its own messages, instead of queueing them in the
+# grader): the sockets' context sets both (sandbox.SandboxedKernelManager). libzmq ends a
+# connection that sent an oversized part for good; _Reconnect connects again and counts it,
+# and the cell it happened in says so.
 
 OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
     "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
@@ -148,6 +162,38 @@ class _BoundedClient(NotebookClient):
         return None
 
 
+class _Reconnect:
+    """Connect again each of a kernel client's sockets that libzmq disconnected for an
+    oversized message part (see NOTE [capped before decoded]), and count how often."""
+
+    def __init__(self, kc) -> None:
+        self.resets = 0
+        self._tasks = [asyncio.ensure_future(self._watch(channel.socket, kc._make_url(name)))
+                       for name, channel in (("iopub", kc.iopub_channel),
+                                             ("shell", kc.shell_channel))]
+
+    async def _watch(self, socket, url: str) -> None:
+        monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        try:
+            while True:
+                await monitor.recv_multipart()
+                self.resets += 1
+                socket.disconnect(url)
+                socket.connect(url)   # a SUB socket subscribes again by itself
+        except (asyncio.CancelledError, zmq.ZMQError):
+            pass
+        finally:
+            try:
+                socket.disable_monitor()
+            except zmq.ZMQError:
+                pass
+            monitor.close(linger=0)
+
+    def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
 def _size(data) -> int:
     if not isinstance(data, dict):
         return len(str(data))
@@ -197,11 +243,13 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                   and i not in skip]
     for index in skip:
         execution.cells[index] = CellRun(index, SKIPPED)
+    reconnect = None
     try:
         try:
             await asyncio.wait_for(client.async_start_new_kernel(cwd=str(cwd), env=env),
                                    timeout=STARTUP_TIMEOUT_S)
             await client.async_start_new_kernel_client()
+            reconnect = _Reconnect(client.kc)
         except Exception as error:  # noqa: BLE001 — a kernel that cannot start is an outcome
             execution.stopped = f"the kernel did not start: {error}"
             for index in code_cells:
@@ -218,6 +266,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                 break
             if on_cell is not None:
                 on_cell(index)
+            resets = reconnect.resets
             run = await _run_cell(client, km, nb.cells[index], index,
                                   min(cell_timeout, remaining), cell_timeout <= remaining,
                                   time_limit, memory_mb)
@@ -229,12 +278,19 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                     execution.drives[index] = drives
                 if note:
                     run.status, run.note = DEAD, note
+            if reconnect.resets > resets and run.status not in (KILLED, DEAD):
+                run.note = ((run.note + "; ") if run.note else "") + (
+                    f"{run.label or cell_label(nb.cells[index], index)} sent the grader a "
+                    f"message over {MAX_MESSAGE_BYTES // 2**20} MB: it was refused unread, "
+                    f"and what the kernel sent while the grader connected again was lost")
             if run.status in (KILLED, DEAD):
                 execution.stopped = run.note
                 for rest in code_cells[position + 1:]:
                     execution.cells[rest] = CellRun(rest, NOT_RUN)
                 break
     finally:
+        if reconnect is not None:
+            reconnect.close()
         await _shutdown(client, km)
         execution.seconds = time.monotonic() - started
         for index, run in execution.cells.items():

@@ -30,7 +30,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 from coursekit.grading.zygote import KILL_WAIT_S, running_as
 
-from . import sandbox
+from . import leases, sandbox
 from .manifest import Course
 
 STARTUP_TIMEOUT_S = 180
@@ -42,11 +42,15 @@ class Zygote:
     """One slot's pre-warmed process, and the two folders bound into its sandbox."""
 
     key: tuple
-    uid: int
+    lease: leases.UidLease
     work_root: Path     # on the course's file system: a graded folder is moved out in one rename
     runtime_root: Path  # short, under /tmp: Unix socket paths stay under ~100 characters
     process: asyncio.subprocess.Process
     busy: bool = False
+
+    @property
+    def uid(self) -> int:
+        return self.lease.uid
 
     @property
     def socket(self) -> Path:
@@ -96,7 +100,7 @@ class Zygote:
         await self.kill()
         sandbox.remove_tree(self.work_root)
         sandbox.remove_tree(self.runtime_root)
-        sandbox.release_uid(self.uid)
+        self.lease.release()
 
 
 @dataclass
@@ -151,14 +155,14 @@ class ZygotePool:
 
     async def release(self, zygote: Zygote, move_out) -> None:
         """Take ``zygote`` back once its kernel and everything that kernel left are gone,
-        then call ``move_out()``, so nothing of the student writes in the working folder
+        then await ``move_out()``, so nothing of the student writes in the working folder
         after it has left the slot. A zygote that does not settle has its sandbox killed,
         and is removed once the folder is out."""
         settled = await zygote.settled()
         if not settled:
             await zygote.kill()
         try:
-            move_out()
+            await move_out()
         finally:
             if not settled:
                 async with self._lock:
@@ -178,12 +182,13 @@ class ZygotePool:
         return self.course.autograded_dir.parent / ".forked-kernels"
 
     async def _start(self, key: tuple, env: dict[str, str]) -> tuple[Zygote | None, str]:
-        uid = sandbox.take_uid()
+        lease = leases.take_uid()
+        uid = lease.uid
         self._slots.mkdir(exist_ok=True)
-        _remove_stale(self._slots, "slot-")
-        _remove_stale(Path(tempfile.gettempdir()), "ck-z")
-        work = Path(tempfile.mkdtemp(prefix=f"slot-{os.getpid()}-", dir=self._slots))
-        runtime = Path(tempfile.mkdtemp(prefix=f"ck-z{os.getpid()}-"))
+        _remove_stale(self._slots, "slot-", uid)
+        _remove_stale(Path(tempfile.gettempdir()), "ck-z", uid)
+        work = Path(tempfile.mkdtemp(prefix=f"slot-{uid}-", dir=self._slots))
+        runtime = Path(tempfile.mkdtemp(prefix=f"ck-z{uid}-"))
         for folder in (work, runtime):  # the slot's uid may pass through, never list
             folder.chmod(0o711)
         # A mqueue file system of its own, so the zygote can see and delete the POSIX
@@ -197,7 +202,7 @@ class ZygotePool:
             process = await asyncio.create_subprocess_exec(
                 *command, env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=errors)
-        zygote = Zygote(key, uid, work, runtime, process)
+        zygote = Zygote(key, lease, work, runtime, process)
         try:
             line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT_S)
             said = json.loads(line) if line else {}
@@ -211,12 +216,14 @@ class ZygotePool:
                       + (f" ({lines[-1][:300]})" if lines else ""))
 
 
-def _remove_stale(folder: Path, prefix: str) -> None:
-    """Delete slot folders (``<prefix><grader pid>-…``) of graders that no longer run: one
-    killed mid-run leaves them behind."""
+def _remove_stale(folder: Path, prefix: str, own: int) -> None:
+    """Delete slot folders (``<prefix><uid>-…``) whose uid nobody else leases: their grader
+    no longer runs (one killed mid-run leaves them behind). ``own`` is the uid this process
+    has just leased, so its old folders are stale too. (Named by pid, a folder of a live
+    grader in another container could be taken for stale.)"""
     for path in folder.glob(f"{prefix}*-*"):
-        pid = path.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        uid = path.name[len(prefix):].split("-", 1)[0]
+        if uid.isdigit() and (int(uid) == own or not leases.is_leased(int(uid))):
             sandbox.remove_tree(path)
 
 

@@ -271,6 +271,17 @@ def _advisory_lock(engine, name: str):
             connection.commit()
 
 
+def roster(gradebook) -> set[str] | None:
+    """The course's roster: the students a TA entered with a name or an email (``nbgrader db
+    student import``, Manage Students), or None when nobody did. The grader adds each
+    student it grades without either, so those rows are no roster."""
+    from nbgrader.api import Student
+    named = {student.id for student in gradebook.db.query(Student)
+             if student.first_name or student.last_name or student.email
+             or student.lms_user_id}
+    return named or None
+
+
 def stored_hashes(gradebook, labs: list[str]) -> dict[tuple[str, str], str]:
     """``{(student, lab): submission hash}`` of stored outcomes a re-run may keep: graded by
     the grader (not a grader error) from a known hand-in."""

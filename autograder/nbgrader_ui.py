@@ -106,7 +106,7 @@ class CoursekitAPI(NbGraderAPI):
         collects them: a folder or a zip, notebooks anywhere in it), and every student
         graded already."""
         from .collect import student_entries
-        return set(student_entries(self.course.submitted_dir)) | \
+        return set(student_entries(self.course.submitted_dir).students) | \
             self._outcome_students(assignment_id)
 
     def get_autograded_students(self, assignment_id: str) -> set[str]:
@@ -362,11 +362,19 @@ def _subclass(handler: type) -> type:
 
 # --------------------------------------------------------------------------- validate
 
+INSTRUCTOR_SETTING = "coursekit_instructor_server"
+
+
 class ValidateHandler(JupyterHandler):
     """The notebook toolbar's Validate (and the Assignment List's): ``coursekit validate``.
 
     nbgrader's dialog shows a list of failed cells; the whole per-check report is sent as the
     one entry of that list, with a style that hides the list's generic heading.
+
+    In the instructor's server (``course/jupyter_server_config.py`` sets
+    ``INSTRUCTOR_SETTING``) a notebook may be anybody's, a student's hand-in above all, and
+    this server runs with the instructor's rights: there Validate runs it in the grading
+    sandbox, on a copy, as grading does, or refuses where the machine has no sandbox.
     """
 
     @web.authenticated
@@ -379,7 +387,8 @@ class ValidateHandler(JupyterHandler):
         target = (root / path).resolve()
         if not target.is_relative_to(root) or target.suffix != ".ipynb":
             raise web.HTTPError(403, "Validate checks notebooks inside this server's folder")
-        self.finish(json.dumps(await asyncio.to_thread(validation_reply, target)))
+        sandboxed = bool(self.settings.get(INSTRUCTOR_SETTING))
+        self.finish(json.dumps(await asyncio.to_thread(validation_reply, target, sandboxed)))
 
 
 # nbgrader's dialog puts a "The following cell failed:" line and the cell's source before the
@@ -390,12 +399,17 @@ _HIDE_GENERIC = ("<style>#validation-message > div:first-child, #validation-mess
                  "#validation-message pre { white-space: pre-wrap; }</style>")
 
 
-def validation_reply(notebook: Path) -> dict:
+def validation_reply(notebook: Path, sandboxed: bool = False) -> dict:
     """``coursekit validate``'s report in the shape nbgrader's Validate dialog shows."""
-    from .validate import validate
+    from .validate import SandboxUnavailable, validate
     try:
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            result = validate(notebook)
+            result = validate(notebook, sandboxed=sandboxed)
+    except SandboxUnavailable as error:
+        return {"success": False,
+                "value": f"Not validated: in the instructor's server, Validate runs a notebook "
+                         f"only in the grading sandbox, as grading does, and here it cannot "
+                         f"({error}). Grade a hand-in with ⚡ Autograde instead."}
     except Exception as error:  # noqa: BLE001 — an unreadable notebook: say so in the dialog
         return {"success": False,
                 "value": f"coursekit validate cannot read {notebook.name}: "

@@ -21,7 +21,8 @@ What the kernel gets:
   ``/dev/shm`` (SHM_MB). ``/dev`` itself (bubblewrap's ``--dev``, which takes no size) is
   owned by root and not writable by the kernel's user;
 * **its own unprivileged user**: when the grader is root, the kernel runs as a uid of its
-  own (SANDBOX_UID_BASE + a job slot) that owns nothing on the system: ``/etc/shadow`` and
+  own, leased so that no other kernel on the machine has it (:mod:`.leases`), that owns
+  nothing on the system: ``/etc/shadow`` and
   every other root-only file are unreadable, and ``RLIMIT_NPROC``, which root ignores,
   counts this submission's processes alone;
 * **a cgroup per submission** (:mod:`.cgroup`): memory for the kernel and everything it
@@ -42,6 +43,7 @@ unsandboxed and says so.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -51,11 +53,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import zmq
+import zmq.asyncio
 from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
 
 from coursekit.grading import keyrings
 
-from . import cgroup
+from . import cgroup, leases
 from .manifest import Course
 
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt/conda")
@@ -70,8 +75,6 @@ ROOT_MB = 16    # the sandbox's /: only mount points; the kernel's user cannot w
 TMP_MB = 512    # /tmp, in memory (counted by the memory cgroup where there is one)
 SHM_MB = 256    # /dev/shm: multiprocessing's semaphores and shared tensors (DataLoader workers)
 DISK_MB = 512   # what a graded folder keeps on disk after the run, all files together
-SANDBOX_UID_BASE = 1_500_000  # far above the system's users and the usual subuid ranges
-UID_SLOTS = 64                # uids per grader process; jobs beyond this share a uid
 
 
 @dataclass(frozen=True)
@@ -276,34 +279,6 @@ def limits_command(limits: Limits) -> list[str]:
     return [sys.executable, "-c", shim]
 
 
-_uids_in_use: set[int] = set()
-
-
-def take_uid() -> int:
-    """A uid for one kernel: distinct for every kernel this grader runs at once (up to
-    UID_SLOTS), and for every grader process on the machine (the pid picks the range)."""
-    base = SANDBOX_UID_BASE + (os.getpid() % 4096) * UID_SLOTS
-    uid = next((base + slot for slot in range(UID_SLOTS) if base + slot not in _uids_in_use),
-               base)
-    _uids_in_use.add(uid)
-    return uid
-
-
-def clear_keyrings(uid: int) -> bool:
-    """Empty ``uid``'s user keyrings (:mod:`coursekit.grading.keyrings`) before the uid is
-    handed to another student; False when that failed."""
-    try:
-        return subprocess.run([sys.executable, "-I", "-S", keyrings.__file__], user=uid,
-                              group=uid, extra_groups=[], capture_output=True, timeout=10,
-                              check=False).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-def release_uid(uid: int) -> None:
-    _uids_in_use.discard(uid)
-
-
 def _chown_tree(root: Path, uid: int) -> None:
     """Hand ``root`` and everything under it to ``uid`` (links themselves, never targets)."""
     os.chown(root, uid, uid, follow_symlinks=False)
@@ -315,18 +290,30 @@ def _chown_tree(root: Path, uid: int) -> None:
 @dataclass
 class Confinement:
     """One submission's share of the machine: its uid and its cgroup (made at kernel start,
-    removed, with anything still running in it, at cleanup)."""
+    removed, with anything still running in it, at cleanup).
+
+    The uid is leased (:mod:`.leases`) for as long as the kernel may run, and the cgroup is
+    named after it, so no other kernel on this machine shares either. The kernel empties the
+    uid's keyrings before any student code runs (``keyrings.CLEAR_ENV``), so nothing a
+    former holder of the uid stored there reaches it.
+    """
 
     enforcement: Enforcement
     limits: Limits
     writable: tuple[Path, ...]   # folders the kernel's uid must own: workdir, runtime folder
     uid: int | None = None       # given: a forked kernel's slot lends its own, kept on close
     group: cgroup.Group | None = None
-    owns_uid: bool = field(default=False, init=False)
+    lease: leases.UidLease | None = field(default=None, init=False)
 
     def __post_init__(self):
-        if self.enforcement.drop_uid and self.uid is None:
-            self.uid, self.owns_uid = take_uid(), True
+        if self.uid is None and (self.enforcement.drop_uid or self.enforcement.hierarchy):
+            self.lease = leases.take_uid()
+            if self.enforcement.drop_uid:
+                self.uid = self.lease.uid
+
+    @property
+    def _group_uid(self) -> int:
+        return self.uid if self.uid is not None else self.lease.uid
 
     def open(self) -> list[str]:
         """Make the cgroup and hand the folders to the uid; the prefix that joins the group."""
@@ -334,7 +321,7 @@ class Confinement:
             for folder in self.writable:
                 _chown_tree(folder, self.uid)
         if self.enforcement.hierarchy is not None and self.group is None:
-            self.group = cgroup.Group.create(self.enforcement.hierarchy,
+            self.group = cgroup.Group.create(self.enforcement.hierarchy, uid=self._group_uid,
                                              memory_mb=self.limits.memory_mb,
                                              nproc=self.limits.nproc)
         return self.group.join_command() if self.group is not None else []
@@ -345,12 +332,14 @@ class Confinement:
                 + limits_command(self.limits))
 
     def close(self) -> None:
+        """Remove the group (killing what runs in it), then give the uid back: never while
+        a process of the kernel may still run as it."""
         if self.group is not None:
             self.group.remove()
             self.group = None
-        if self.uid is not None and self.owns_uid:
-            if clear_keyrings(self.uid):   # else the uid stays taken: its keys could leak
-                release_uid(self.uid)
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
             self.uid = None
 
 
@@ -369,6 +358,18 @@ class SandboxedKernelManager(AsyncKernelManager):
     wrapper: list[str] = []
     confinement: Confinement | None = None
 
+    @default("context")
+    def _capped_context(self) -> zmq.asyncio.Context:
+        """Every socket this manager and its clients open to the kernel refuses a message
+        part over MAX_MESSAGE_BYTES unread, and queues at most MAX_QUEUED_MESSAGES (NOTE
+        [capped before decoded] in :mod:`.execute`)."""
+        from .execute import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
+        self._created_context = True   # destroyed with the kernel's resources
+        context = zmq.asyncio.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
+        return context
+
     def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
         # Called at start, after the connection file is written: the uid can be handed it.
         join = self.confinement.open() if self.confinement is not None else []
@@ -382,7 +383,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             await super()._async_cleanup_resources(restart=restart)
         finally:
             if self.confinement is not None:
-                self.confinement.close()
+                # Removing a group waits for its processes to die: off the loop that drives
+                # every other kernel.
+                await asyncio.to_thread(self.confinement.close)
 
     cleanup_resources = _async_cleanup_resources
 
@@ -400,6 +403,7 @@ def kernel_manager(course: Course, *, workdir: Path, runtime_dir: Path, limits: 
         km.confinement = confinement
         km.wrapper = (bwrap_command(course, workdir=workdir, runtime_dir=runtime_dir,
                                     drop_uid=confinement.uid is not None)
+                      + (["--setenv", keyrings.CLEAR_ENV, "1"] if confinement.uid else [])
                       + ["--"] + (confinement.inner() if limits is not None else
                                   drop_uid_command(confinement.uid) if confinement.uid else []))
     else:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,20 +121,41 @@ def _release_sources(course: Course | None, lab: Lab | None) -> set[str]:
     return {c.source.strip() for c in release.cells} | {"YOUR ANSWER HERE"}
 
 
-def validate(path: Path, *, timeout: float | None = None, all_cases: bool = False) -> Validation:
-    """Run and judge ``path`` (see the module docstring)."""
+class SandboxUnavailable(RuntimeError):
+    """A notebook that must run sandboxed cannot be: the message says why."""
+
+
+def validate(path: Path, *, timeout: float | None = None, all_cases: bool = False,
+             sandboxed: bool = False) -> Validation:
+    """Run and judge ``path`` (see the module docstring).
+
+    ``sandboxed``: run it as the grader would, in the grading sandbox on a copy of its
+    folder, with none of this process's environment (the instructor's server validates
+    anybody's notebook so); SandboxUnavailable where this machine has no sandbox.
+    """
     path = Path(path).resolve()
     nb = nbformat.read(str(path), as_version=4)
     course, lab = _course_and_lab(path, nb)
     if course is not None:
         course.enable_checks()
     notebook = lab_cells.split(nb, path)
-    env = dict(os.environ)
+    if sandboxed:
+        if course is None:
+            raise SandboxUnavailable(f"{path.name} belongs to no course, so it cannot run in "
+                                     f"the course's grading sandbox")
+        status = sandbox.probe(course)
+        if not status.sandboxed:
+            raise SandboxUnavailable(status.warning)
+        env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+               "LANG": "C.UTF-8", "HOME": "/tmp", **course.kernel_env()}
+    else:
+        status = sandbox.SandboxStatus(False, "none")  # the student's own machine
+        env = dict(os.environ)
+        if course is not None:
+            for key, value in course.kernel_env().items():
+                env[key] = value + (os.pathsep + env[key] if key == "PYTHONPATH" and env.get(key)
+                                    else "")
     env.update({"COURSEKIT_MODE": "grade", "MPLBACKEND": "Agg"})
-    if course is not None:
-        for key, value in course.kernel_env().items():
-            env[key] = value + (os.pathsep + env[key] if key == "PYTHONPATH" and env.get(key)
-                                else "")
     cell_timeout = timeout or (lab.cell_timeout_s if lab else 120)
     time_limit = max(cell_timeout, lab.time_limit_s if lab else 600)
     memory = lab.memory_mb if lab else 6144
@@ -150,8 +170,16 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     release = (lab_cells.load(course.release_notebook(lab))
                if course is not None and lab is not None else None)
     runtime = sandbox.runtime_dir()
-    status = sandbox.SandboxStatus(False, "none")  # the student's own machine: no sandbox
-    km = sandbox.kernel_manager(course or load_course(), workdir=path.parent,
+    workdir = path.parent
+    if status.sandboxed:   # a copy of the folder, never the original (see graded_folder)
+        from . import graded_folder
+        workdir = course.work_dir / "validate" / runtime.name
+        try:
+            graded_folder.prepare(workdir, path.parent, path)
+        except BaseException:
+            sandbox.remove_tree(runtime)
+            raise
+    km = sandbox.kernel_manager(course or load_course(), workdir=workdir,
                                 runtime_dir=runtime, status=status,
                                 limits=sandbox.Limits(memory_mb=memory,
                                                       cpu_s=int(time_limit) + 60)
@@ -165,7 +193,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
         try:
             targets = monitoring.targets(checks, course.check_path) if course is not None else []
             return channel, await run_notebook(
-                nb, km, cwd=path.parent,
+                nb, km, cwd=workdir,
                 env={**env, **channel.env(targets, course.check_path if course else (),
                                           preload=release.setup_imports if release else "",
                                           warm=release.check_names if release else ())},
@@ -177,7 +205,9 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     try:
         channel, execution = asyncio.run(run())
     finally:
-        shutil.rmtree(runtime, ignore_errors=True)
+        sandbox.remove_tree(runtime)
+        if workdir != path.parent:
+            sandbox.remove_tree(workdir)
     driven = [drive for drives in execution.drives.values() for drive in drives]
     seen = monitoring.delegations(channel.events, driven)
     result = Validation(path, problems=execution.problems(), skipped=len(skip))

@@ -10,3 +10,7 @@ c.ServerApp.jpserver_extensions = {
     "autograder.nbgrader_ui": True,       # formgrader buttons and Validate → coursekit
     "jupyter_server_mathjax": True,       # MathJax for the graded-notebook view, offline
 }
+
+# Validate here may run anybody's notebook (a student's hand-in above all) with this
+# server's rights: it runs notebooks in the grading sandbox instead (autograder/nbgrader_ui.py).
+c.ServerApp.tornado_settings = {"coursekit_instructor_server": True}

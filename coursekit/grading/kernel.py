@@ -19,12 +19,13 @@ import os
 import sys
 import threading
 
-from coursekit.grading import monitor
+from coursekit.grading import keyrings, monitor
 from coursekit.grading.program import get_check
 
 PRELOAD_ENV = "COURSEKIT_PRELOAD"
 PRELOAD_CHECKS_ENV = "COURSEKIT_PRELOAD_CHECKS"
 EXIT_PRELOAD_THREADS = 87
+EXIT_KEYRINGS_KEPT = 88
 
 
 def preload(source: str, checks: list[str] = ()) -> None:
@@ -70,6 +71,11 @@ def start() -> None:
 
 
 if __name__ == "__main__":
+    # A sandbox uid served other students before: what they left in its keyrings goes first.
+    if os.environ.pop(keyrings.CLEAR_ENV, "") and not keyrings.clear():
+        sys.stderr.write("coursekit: the sandbox uid's keyrings could not be emptied; not "
+                         "running a kernel that could read another student's keys\n")
+        os._exit(EXIT_KEYRINGS_KEPT)
     if os.environ.get(monitor.FIFO_ENV):
         preload_from_env()
         extra = threads_started()

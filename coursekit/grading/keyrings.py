@@ -2,9 +2,11 @@
 
 A job slot's uid is handed to one student after another (fresh kernels reuse a freed uid;
 a forked kernel's slot keeps its own), and the kernel's key store is per uid: a key that
-student A adds to ``@u`` would be readable by student B. The grader runs this as the uid
-between two students (:mod:`coursekit.grading.zygote`, ``autograder.sandbox``). Standard
-library only, and runnable as a script (``python -I -S keyrings.py``) as that uid.
+student A adds to ``@u`` would be readable by student B. So a uid's keyrings are emptied
+before the next student's code runs as it: by the zygote's cleaner between two students of a
+slot (:mod:`coursekit.grading.zygote`), and by a fresh grading kernel itself, before its
+monitor, when the grader sets ``CLEAR_ENV`` (:mod:`coursekit.grading.kernel`). Standard
+library only.
 """
 import ctypes
 import os
@@ -15,6 +17,7 @@ KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 1, 7, 22
 USER_KEYRINGS = (-4, -5)   # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
 PROCESS_KEYRING = -2
 EOPNOTSUPP = 95
+CLEAR_ENV = "COURSEKIT_CLEAR_KEYRINGS"   # set by the grader for a kernel of a sandbox uid
 
 
 def _keyctl(*args) -> int:
@@ -38,7 +41,3 @@ def join_new_session() -> bool:
     """Leave the session keyring this process inherited (its parent's, or the grader's)
     for a new, empty one of its own."""
     return _keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) >= 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(0 if clear() else 1)

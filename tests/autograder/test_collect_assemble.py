@@ -97,9 +97,11 @@ def test_zip_submissions_unpack_safely(demo, tmp_path):
     assert subs["bad"].status == collect.CORRUPT and "cannot be unpacked" in subs["bad"].notes[0]
 
 
-def test_student_ids_are_safe_names():
-    assert collect.student_id("Ann Lee (2).zip") == "Ann_Lee_2"
-    assert collect.student_id("../../x") == "x"
+def test_a_student_id_is_the_hand_ins_name_exactly_or_none():
+    assert collect.student_id("ann.lee@uni.edu.zip") == "ann.lee@uni.edu"
+    assert collect.student_id("ada_") == "ada_"
+    for name in ("Ann Lee (2).zip", "../../x", ".hidden", "a/b", "é", "x" * 101, ""):
+        assert collect.student_id(name) is None, name
 
 
 def test_assemble_restores_edited_checks_and_keeps_answers_and_added_cells(demo):

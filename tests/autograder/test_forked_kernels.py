@@ -538,8 +538,9 @@ def test_a_forked_kernel_runs_in_its_submissions_cgroup_and_the_zygote_does_not(
     for controller, _ in hierarchy.bases:
         key = controller if hierarchy.version == 1 else ""
         group = Path(host["cgroups"][key]).name
-        # A group of this grader's (autograder.cgroup.PREFIX), holding the kernel, ...
-        assert group.startswith(f"ck-{os.getpid()}-"), host["cgroups"]
+        # The group of the slot's leased uid (autograder.leases.group_name), holding the
+        # kernel, ...
+        assert group.startswith(f"ck-u{slot.zygote.uid}-"), host["cgroups"]
         assert kernel in host["procs"][controller], host["procs"]
         # ... into which the proxy moved it: its parent, the zygote, stays outside.
         assert Path(host["parent_cgroups"][key]).name != group, host["parent_cgroups"]

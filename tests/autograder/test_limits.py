@@ -22,7 +22,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder import execute, sandbox
-from autograder.autograde import KEEP_FILE_MB, _drop_large_files
+from autograder.graded_folder import KEEP_FILE_MB, trim
 from autograder.execute import run_notebook
 
 
@@ -310,7 +310,7 @@ def test_a_disk_flood_of_files_under_the_size_cap_is_trimmed_to_the_folders_cap(
     assert result.returncode == 0, result.stderr
     notebook = workdir / "labfx.ipynb"
     nbformat.write(new_notebook(), str(notebook))
-    notes = _drop_large_files(workdir, keep=notebook)
+    notes = trim(workdir, keep=notebook.name)
     left = [p for p in workdir.rglob("*") if p.is_file()]
     assert sum(p.stat().st_size for p in left) <= sandbox.DISK_MB * 2**20
     assert notebook in left
