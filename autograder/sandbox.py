@@ -55,8 +55,9 @@ from pathlib import Path
 
 import zmq
 import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import default
+from traitlets import Type
 
 from coursekit.grading import keyrings
 
@@ -346,6 +347,25 @@ class Confinement:
 GRADING_KERNEL = "coursekit.grading.kernel"
 
 
+def capped_context() -> zmq.asyncio.Context:
+    """A context whose sockets refuse a message part over MAX_MESSAGE_BYTES unread and queue
+    at most MAX_QUEUED_MESSAGES (NOTE [capped before decoded] in :mod:`.execute`): the
+    kernel manager's and its clients' sockets to a kernel are all made in one."""
+    from .execute import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
+    context = zmq.asyncio.Context()
+    context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
+    return context
+
+
+class CappedKernelClient(AsyncKernelClient):
+    """jupyter's asyncio kernel client, with its sockets made in a :func:`capped_context`."""
+
+    def _context_default(self) -> zmq.asyncio.Context:
+        self._created_context = True
+        return capped_context()
+
+
 class SandboxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernel command runs under :func:`bwrap_command` and limits.
 
@@ -357,18 +377,11 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     wrapper: list[str] = []
     confinement: Confinement | None = None
+    client_factory = Type(CappedKernelClient, klass=AsyncKernelClient)
 
-    @default("context")
-    def _capped_context(self) -> zmq.asyncio.Context:
-        """Every socket this manager and its clients open to the kernel refuses a message
-        part over MAX_MESSAGE_BYTES unread, and queues at most MAX_QUEUED_MESSAGES (NOTE
-        [capped before decoded] in :mod:`.execute`)."""
-        from .execute import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
+    def _context_default(self) -> zmq.asyncio.Context:
         self._created_context = True   # destroyed with the kernel's resources
-        context = zmq.asyncio.Context()
-        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
-        return context
+        return capped_context()
 
     def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
         # Called at start, after the connection file is written: the uid can be handed it.
