@@ -39,7 +39,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import graded_folder, untrusted_tree
+from . import graded_folder, sandbox, untrusted_tree
 from .collect import Submission
 from .gradebook import Outcome
 from .manifest import Course
@@ -118,12 +118,19 @@ def _unpack_check_path(root: Path, packed: bytes, count: int) -> tuple[Path, ...
     digest = hashlib.sha256(packed).hexdigest()[:16]
     target = root / "checks" / digest
     if not target.exists():
-        staging = root / "checks" / f".{digest}.{os.getpid()}"
+        # One staging folder per thread: a worker's threads may unpack the same packages.
+        staging = root / "checks" / f".{digest}.{os.getpid()}.{threading.get_ident()}"
+        staging.mkdir(parents=True, exist_ok=True)   # a course without packages unpacks none
         with zipfile.ZipFile(io.BytesIO(packed)) as archive:
             archive.extractall(staging)
         for index in range(count):
             (staging / str(index)).mkdir(parents=True, exist_ok=True)
-        os.replace(staging, target)
+        try:
+            os.replace(staging, target)
+        except OSError:   # another thread's copy is in place already
+            if not target.exists():
+                raise
+            sandbox.remove_tree(staging)
     return tuple(target / str(index) for index in range(count))
 
 
@@ -165,7 +172,6 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
     """Run on a worker: grade one submission in a scratch copy of the course."""
     from distributed import get_client, get_worker
 
-    from . import sandbox
     from .autograde import Grader
 
     name, lost = f"pid {os.getpid()}", []
