@@ -364,7 +364,7 @@ def _write_project_files(course: Course, out: Path, labs: list[Lab], revealed: l
                     f"that lab's answer | | |" for lab, needs in held_back.items())
     (out / "README.md").write_text(f"""# {course.name} — the labs
 
-Set up once (Linux or macOS, Python ≥ 3.10), then open the labs:
+Set up once (Linux, or macOS on Apple silicon; Python ≥ 3.10), then open the labs:
 
 ```bash
 make setup    # .venv with coursekit, PyTorch, JupyterLab ...; ends with `coursekit doctor`
@@ -466,9 +466,54 @@ def forbidden_texts(course: Course, today: date) -> dict[str, str]:
     return found
 
 
+# A solution region is in a file of the build when this share of its fingerprints is there.
+# Measured on this course (every solution region against every library file): the reference
+# answers a lab's check program holds share 0.53 to 1.00 with their regions, lab10's
+# model-parallel step 0.66 with coursekit/distributed; unrelated library code 0.40 at most.
+ANSWER_SHARE = 0.5
+
+
+def answer_fingerprints(course: Course, today: date) -> dict[str, object]:
+    """``{what: fingerprint}`` of each solution region of every lab not yet revealed, as
+    :mod:`.similarity` fingerprints answers (names, layout and comments do not count; the
+    release's own code is left out): the content the build must not hold, whatever any lab
+    declares."""
+    from .cells import read_notebook
+    from .similarity import MIN_TOKENS, _fingerprint, release_base
+    found = {}
+    for lab in course.labs:
+        notebook = course.source_notebook(lab)
+        if lab.revealed(today) or not notebook.exists() or not course.release_notebook(lab).exists():
+            continue
+        base = release_base(course, lab)
+        blocks = [block for cell in read_notebook(notebook).cells if cell.cell_type == "code"
+                  for block in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION",
+                                          cell.source, flags=re.S)]
+        for n, block in enumerate(blocks):
+            print_ = _fingerprint(block, base)
+            if print_.token_coverage >= MIN_TOKENS and print_.hashes:
+                found[f"the answer of {lab.id} ({n}), by content"] = print_
+    return found
+
+
+def _code_of(path: Path, text: str) -> str:
+    """The Python code a build file holds: a module's text, a notebook's code cells."""
+    if path.suffix != ".ipynb":
+        return text
+    try:
+        return "\n\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                            for c in json.loads(text)["cells"] if c.get("cell_type") == "code")
+    except (ValueError, KeyError, TypeError):
+        return text
+
+
 def scan(out: Path, course: Course, today: date) -> list[str]:
     """Every leak in the built bundle: ``"<file>: <what>"`` (empty when clean)."""
+    import numpy as np
+
+    from .similarity import _fingerprint
     forbidden = forbidden_texts(course, today)
+    answers = answer_fingerprints(course, today)
     hits = []
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
@@ -491,6 +536,12 @@ def scan(out: Path, course: Course, today: date) -> list[str]:
         hits += [f"{name}: hidden grade call {m.group(0)!r}" for m in HIDDEN_CALL.finditer(text)]
         normal = _normal(text)
         hits += [f"{name}: {what}" for what, needle in forbidden.items() if needle in normal]
+        if path.suffix in (".py", ".ipynb") and answers:
+            held = _fingerprint(_code_of(path, text), np.array([], dtype=np.int64)).hashes
+            for what, answer in answers.items():
+                share = len(answer.hashes & held) / len(answer.hashes)
+                if share >= ANSWER_SHARE:
+                    hits.append(f"{name}: {what} ({share:.0%} of its fingerprints)")
     if (out / "solutions").exists() or (out / "course" / "gradebook.db").exists():
         hits.append("solutions/ or the gradebook was copied")
     return hits

@@ -34,6 +34,28 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     leak.write_text((REPO / "coursekit" / "autograd" / "engine.py").read_text())
     assert any("leak.py" in hit for hit in scan(out, COURSE, BEFORE_ANY_REVEAL))
     leak.unlink()
+    # Answers are found by content, declared or not: lab10's answers are stubbed (it declares
+    # them now), and a solution region renamed and reformatted, pasted in a library file,
+    # is found though no lab lists that file.
+    assert "coursekit/distributed/ring.py" in built.stubbed
+    stub = (out / "coursekit" / "distributed" / "ring.py").read_text()
+    assert "the reference answer of lab10_distributed" in stub and "isend" not in stub
+    region = COURSE.source_notebook(COURSE.lab("lab10_distributed")).read_text()
+    assert "two_stage" in region
+    disguised = out / "coursekit" / "hardware" / "pipeline_helpers.py"
+    disguised.write_text(
+        "import torch\nimport torch.distributed as D\n\n\n"
+        "def helper(st, b, shape, lf):\n"
+        "    # two stages, one per process\n"
+        "    if D.get_rank() == 0:\n        a = st(b)\n        D.send(a.detach(), dst=1)\n"
+        "        g = torch.empty_like(a)\n        D.recv(g, src=1)\n"
+        "        a.backward(g)\n        return None\n"
+        "    dt = next(st.parameters()).dtype\n    r = torch.empty(shape, dtype=dt)\n"
+        "    D.recv(r, src=0)\n    r.requires_grad_()\n    l = lf(st(r), b)\n"
+        "    l.backward()\n    D.send(r.grad, dst=0)\n    return l.item()\n")
+    hits = scan(out, COURSE, BEFORE_ANY_REVEAL)
+    assert any("pipeline_helpers.py: the answer of lab10_distributed" in hit for hit in hits), hits
+    disguised.unlink()
     # Helpers only a reference function uses go with it, wherever the check stands in the file
     # (lab02's reference engine, lab04's reference ParallelBlock sit above their checks).
     checks = out / "coursekit" / "grading" / "checks"
