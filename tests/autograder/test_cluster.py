@@ -1,7 +1,9 @@
 """``coursekit autograde --cluster``: grading on Dask workers, with real worker processes.
 
 A ``LocalCluster`` of separate worker processes grades part of the demo class with the
-outcomes a local run gets; a worker killed by PID in the middle of a notebook costs nothing
+outcomes a local run gets; this repository's own course (which has no check packages of its
+own) grades its whole demo class on real ``dask scheduler`` and ``dask worker`` processes, a
+worker killed mid-run, with every score the local ``coursekit demo`` run gave; a worker killed by PID in the middle of a notebook costs nothing
 (its submission is graded on another worker, stored once, and the retry is recorded); an
 unreachable scheduler and a scheduler that dies mid-run end with a clear message and exit 3,
 keeping what was stored.
@@ -10,20 +12,24 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from autograder import demo_class, gradebook as gb
+from autograder import demo_class, gradebook as gb, manifest
 from autograder.autograde import FORKED, autograde
+from autograder.demo import DEMO_LAB, demo_limits
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
+from test_demo_command import repo_demo  # noqa: F401 — the fixture, used by name
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
                                                         "(pip install -e '.[scale]')")
@@ -188,3 +194,68 @@ def _stored(course) -> int:
         return _rows(course.default_db_url)
     except Exception:  # noqa: BLE001 — the grader is creating the tables right now
         return 0
+
+
+def test_this_repositorys_demo_class_grades_on_real_dask_processes_as_locally(repo_demo,
+                                                                             tmp_path):
+    """The README's course, on a cluster as the README starts one: every student's score
+    equals the local run's, though a worker process is killed in the middle."""
+    shared = Path(repo_demo["root"])
+    root = tmp_path / "tree"
+    for part in ("course/course.toml", "course/nbgrader_config.py", "solutions", "notebooks",
+                 "course/submitted"):
+        source, target = shared / part, root / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, target)
+    course = manifest.load_course(root)
+    assert not course.check_path, "the repository's course has no check packages of its own"
+    lab = course.lab(DEMO_LAB)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "2",
+                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    stop, killed = threading.Event(), []
+    try:
+        _wait_for_workers(address, 2)
+        killer = threading.Thread(target=_kill_a_busy_worker, args=(address, stop, killed))
+        killer.start()
+        try:
+            run = autograde(course, labs=[DEMO_LAB], students=list(repo_demo["scores"]),
+                            overrides=demo_limits(lab), progress=False, cluster=address,
+                            log=lambda message: None)
+        finally:
+            stop.set()
+            killer.join()
+    finally:
+        for process in (worker, scheduler):
+            process.kill()
+            process.wait()
+    assert killed, "no worker was killed: the test did not test a fault"
+    here = {o.student: o for o in run.outcomes}
+    assert sorted(here) == sorted(repo_demo["scores"])
+    assert not [o for o in run.outcomes if o.status == "error"], [
+        (o.student, o.reasons) for o in run.outcomes if o.status == "error"]
+    expected = {s.id: s.expect for s in demo_class.STUDENTS}
+    demo = demo_class.demo_lab(course, lab)
+    for student, local in repo_demo["scores"].items():
+        expect = expected[student](demo)
+        if expect.score is not None:   # a score the class was built to give: equal to the last
+            assert here[student].score == pytest.approx(local, abs=1e-6), (student,
+                                                                           here[student].reasons)
+        else:   # a range (a loop cut by the clock): the range the local run met too
+            assert expect.problems(here[student]) == [], (student, here[student].reasons)
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    """Until ``count`` workers have joined (however slowly a busy machine starts them)."""
+    client = distributed.Client(address, timeout=300, set_as_default=False)
+    try:
+        client.wait_for_workers(count, timeout=600)
+    finally:
+        client.close()
