@@ -304,28 +304,37 @@ def submission_hash(sub: Submission, lab_print: str) -> str:
     digest.update(f"{sub.status}\0{sub.notes}\0".encode())
     if sub.nb is not None:
         digest.update(nbformat.writes(sub.nb).encode())
-    for name, data in handed_in_files(sub):
+    for name, blocks in handed_in_files(sub):
         digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(data)
+        try:
+            for block in blocks:
+                digest.update(block)
+        except OSError:
+            digest.update(b"\0unreadable")
     return digest.hexdigest()
 
 
+def _hash_or_nothing(sub: Submission, lab_print: str) -> str:
+    """:func:`submission_hash`, or "" (graded again next time) when one hand-in cannot be
+    hashed: one student's files never stop the class's run."""
+    try:
+        return submission_hash(sub, lab_print)
+    except Exception:  # noqa: BLE001 — grading it will say what is wrong, if anything
+        return ""
+
+
 def handed_in_files(sub: Submission):
-    """``(relative path, bytes)`` of each file handed in beside the notebook, as
-    :func:`graded_folder.prepare` copies them in (no link followed, bounded)."""
+    """``(relative path, bytes)`` of each file handed in beside the notebook, as grading
+    takes them (:func:`graded_folder.handed_in`: no link followed, bounded), a block at a
+    time."""
     if sub.folder is None:
         return
-    notebook = sub.path.relative_to(sub.folder).as_posix() if sub.path else None
-    listing = untrusted_tree.walk(sub.folder, skip=graded_folder.NOT_COPIED)
+    entries, _ = graded_folder.handed_in(sub.folder, sub.path)
     root = untrusted_tree.open_folder(sub.folder)
     try:
-        for entry in listing.files():
-            if entry.path == notebook or set(entry.parts[:-1]) & graded_folder.NOT_COPIED:
-                continue
-            try:
-                yield entry.path, untrusted_tree.read_file(root, entry.path, entry.size)
-            except OSError:
-                continue
+        for entry in entries:
+            if entry.kind == untrusted_tree.FILE:
+                yield entry.path, untrusted_tree.chunks(root, entry.path)
     finally:
         os.close(root)
 
@@ -405,7 +414,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
                                                       or course.submitted_dir).refused
         on_roster = gb.roster(gradebook)
         prints = {lab.id: lab_fingerprint(course, lab) for lab in selected}
-        hashes = {(sub.student, sub.lab): submission_hash(sub, prints[sub.lab])
+        hashes = {(sub.student, sub.lab): _hash_or_nothing(sub, prints[sub.lab])
                   for sub in submissions}
         unchanged: list[tuple[str, str]] = []
         if only_changed:

@@ -82,9 +82,11 @@ def job_of(sub: Submission) -> Job:
     from .autograde import handed_in_files
     files = io.BytesIO()
     with zipfile.ZipFile(files, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in handed_in_files(sub):
-            archive.writestr(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
-                             data)
+        for name, blocks in handed_in_files(sub):
+            member = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            with archive.open(member, "w", force_zip64=True) as out:
+                for block in blocks:
+                    out.write(block)
     return Job(f"{sub.student}/{sub.lab}", sub.student, sub.lab, sub.status, list(sub.notes),
                nbformat.writes(sub.nb) if sub.nb is not None else None,
                sub.path.name if sub.path is not None else None, files.getvalue())
@@ -230,8 +232,11 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
     result = Result(outcome, graded, error.read_bytes() if error.is_file() else None, name,
                     lost)
     error.unlink(missing_ok=True)
-    sandbox.remove_tree(here.autograded_dir / job.student / job.lab)
-    sandbox.remove_tree(folder)
+    for scratch in (here.autograded_dir / job.student / job.lab, folder):
+        try:
+            sandbox.remove_tree(scratch)
+        except OSError:
+            pass   # the next job of this student removes it before it starts
     return result
 
 

@@ -41,7 +41,15 @@ MAX_MEMBERS = 10_000               # files in one archive
 MAX_FOLDER_DEPTH = 32              # folders in a member's path; lab notebooks sit 1 or 2 deep
 MAX_NOTEBOOK_BYTES = 64 * 2**20    # lab notebooks with their plots are a few MB
 MAX_JSON_DEPTH = 64                # real notebooks nest about 10 deep (widget state included)
-MAX_JSON_CONTAINERS = 2_000_000    # objects and lists: a notebook's few thousand, not millions
+# Objects and lists: a notebook holds a few thousand; an inline plotting library's code
+# counted by its brackets, a few hundred thousand. Reading one costs the grader ~10x its text
+# and a Python walk per container: this bounds both (a notebook of nested lists would cost
+# 500 MB and a minute at 2 million).
+MAX_JSON_CONTAINERS = 500_000
+MAX_CANDIDATES = 40                # notebooks read in one hand-in (a term's labs and copies)
+MAX_CANDIDATE_BYTES = 256 * 2**20  # their bytes together
+KEPT_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
+KEPT_NOTEBOOK_METADATA = ("kernelspec", "language_info")
 CELL_TYPES = ("code", "markdown", "raw")
 SKIPPED_PARTS = {".ipynb_checkpoints", "__MACOSX", "__pycache__"}
 
@@ -62,10 +70,10 @@ class Submission:
 @dataclass
 class _Candidate:
     path: Path
-    nb: NotebookNode | None
-    error: str
+    error: str           # why it cannot be graded; empty when it was read
     mtime: float
     notes: list[str] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)   # its grade ids; empty when unreadable
 
 
 class NotANotebook(ValueError):
@@ -259,10 +267,36 @@ def parse_submitted(handle, size: int, name: str) -> tuple[NotebookNode, list[st
     if depth > MAX_JSON_DEPTH:
         raise NotANotebook(f"not a notebook: JSON nested {depth} levels deep, expected at "
                            f"most {MAX_JSON_DEPTH}")
-    data, replaced = without_surrogates(data)
+    data, replaced = without_surrogates(_essentials(data))
     notes = [f"{_name(name)}: {replaced} piece(s) of text held characters that are not "
              f"valid Unicode (lone surrogates); they were replaced with \ufffd"] if replaced else []
     return _as_v4(data), notes
+
+
+def _essentials(data):
+    """What grading reads of a v4 notebook, before anything walks all of it again: cells
+    (their type, source, id, attachments and the metadata nbgrader and JupyterLab keep) and
+    the notebook's kernel and language. The rest (outputs, widget state, any metadata of a
+    tool's) is dropped: grading runs the notebook again, and nothing else of it is read."""
+    if not (isinstance(data, dict) and data.get("nbformat") == 4
+            and isinstance(data.get("cells"), list)):
+        return data   # an older format or no notebook: _as_v4 converts it or says why
+    metadata = data.get("metadata")
+    kept = {key: data[key] for key in ("nbformat", "nbformat_minor") if key in data}
+    kept["metadata"] = ({key: metadata[key] for key in KEPT_NOTEBOOK_METADATA if key in metadata}
+                        if isinstance(metadata, dict) else metadata)
+    kept["cells"] = [_cell_essentials(cell) for cell in data["cells"]]
+    return kept
+
+
+def _cell_essentials(cell):
+    if not isinstance(cell, dict):
+        return cell
+    kept = {key: cell[key] for key in ("cell_type", "source", "id", "attachments") if key in cell}
+    metadata = cell.get("metadata", {})
+    kept["metadata"] = ({key: metadata[key] for key in KEPT_CELL_METADATA if key in metadata}
+                        if isinstance(metadata, dict) else metadata)
+    return kept
 
 
 def _depth(value) -> int:
@@ -358,30 +392,46 @@ def _json_kind(value) -> str:
 # --------------------------------------------------------------------------- matching
 
 def _candidates(folder: Path) -> list[_Candidate]:
-    """Every ``.ipynb`` file below ``folder``, read without following a link (a link could
-    hand in another student's notebook, or the course's secrets)."""
+    """Every ``.ipynb`` file below ``folder``, read one at a time without following a link
+    (a link could hand in another student's notebook, or the course's secrets). A candidate
+    keeps only its grade ids: the notebook graded is read again once chosen (:func:`match`),
+    so a hand-in of many large notebooks never holds more than one in memory. At most
+    MAX_CANDIDATES notebooks of MAX_CANDIDATE_BYTES together are read; the others are named."""
     found = []
     listing = untrusted_tree.walk(folder, skip=frozenset(SKIPPED_PARTS))
     root = untrusted_tree.open_folder(folder)
+    budget = MAX_CANDIDATE_BYTES
     try:
         for entry in listing.files():
             if not entry.path.endswith(".ipynb") or SKIPPED_PARTS & set(entry.parts):
                 continue
             path = folder / entry.path
+            if len(found) >= MAX_CANDIDATES or entry.size > budget:
+                found.append(_Candidate(path, f"not read: a hand-in's notebooks are read "
+                                        f"up to {MAX_CANDIDATES} of them and "
+                                        f"{MAX_CANDIDATE_BYTES // 2**20} MB together", 0.0))
+                continue
+            budget -= entry.size
             try:
-                fd = untrusted_tree.open_file(root, entry.path)
-                with os.fdopen(fd, "rb") as handle:
-                    mtime = os.fstat(fd).st_mtime
-                    nb, notes = parse_submitted(handle, os.fstat(fd).st_size, path.name)
-                found.append(_Candidate(path, nb, "", mtime, notes))
+                nb, notes, mtime = _read_candidate(root, entry.path)
+                found.append(_Candidate(path, "", mtime, notes, _ids(nb)))
             except NotANotebook as error:
-                found.append(_Candidate(path, None, str(error), 0.0))
+                found.append(_Candidate(path, str(error), 0.0))
             except OSError as error:
                 why = f"unreadable ({printable(error.strerror or error, 120)})"
-                found.append(_Candidate(path, None, why, 0.0))
+                found.append(_Candidate(path, why, 0.0))
     finally:
         os.close(root)
     return found
+
+
+def _read_candidate(root: int, path: str) -> tuple[NotebookNode, list[str], float]:
+    """``(notebook, notes, mtime)`` of the hand-in's file at ``path`` below ``root``."""
+    fd = untrusted_tree.open_file(root, path)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        nb, notes = parse_submitted(handle, info.st_size, path.rsplit("/", 1)[-1])
+    return nb, notes, info.st_mtime
 
 
 def _ids(nb: NotebookNode) -> set[str]:
@@ -398,13 +448,18 @@ def _looks_like(path: Path, lab: Lab) -> bool:
 def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate],
           student: str) -> Submission:
     """The submission for ``lab`` among ``candidates`` (see the module docstring)."""
-    scored = [(len(_ids(c.nb) & lab_ids), c) for c in candidates if c.nb is not None]
+    scored = [(len(c.ids & lab_ids), c) for c in candidates if not c.error]
     scored = [(n, c) for n, c in scored if n > 0]
     if scored:
         scored.sort(key=lambda item: (item[0], item[1].mtime,
                                       item[1].path.name == lab.notebook), reverse=True)
         best = scored[0][1]
-        sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, best.nb)
+        root = untrusted_tree.open_folder(folder)
+        try:   # read again: candidates keep their ids only
+            nb, _, _ = _read_candidate(root, best.path.relative_to(folder).as_posix())
+        finally:
+            os.close(root)
+        sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, nb)
         shown = _name(best.path.relative_to(folder))
         if best.path.name != lab.notebook:
             sub.notes.append(f"graded {shown}: renamed, recognised by its cell ids")
@@ -414,7 +469,7 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
                              f"(most cells of the lab, then newest); ignored {others}")
         sub.notes += best.notes
         return sub
-    unreadable = [c for c in candidates if c.nb is None]
+    unreadable = [c for c in candidates if c.error]
     # A corrupt file's ids cannot be read: its name decides, or it is the only suspect.
     corrupt = [c for c in unreadable if _looks_like(c.path, lab)] or unreadable
     if corrupt:
@@ -440,7 +495,7 @@ def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],
     candidates = _candidates(folder)
     # A notebook the archive could not give up is a corrupt candidate: if it is the lab's,
     # the outcome names it instead of calling the notebook missing.
-    candidates += [_Candidate(folder / name, None, f"could not be unpacked from the zip: {why}",
+    candidates += [_Candidate(folder / name, f"could not be unpacked from the zip: {why}",
                               0.0)
                    for name, why in left_out.items() if name.lower().endswith(".ipynb")]
     others = [f"{_name(name)} was left out of the zip: {why}"

@@ -24,6 +24,7 @@ from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
 from coursekit.grading.encoding import MIME_TYPE
+from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
 
 INTERRUPT_GRACE_S = 5.0
@@ -354,6 +355,9 @@ def exit_detail(km) -> str:
         return f" ({signals.get(code, f'signal {-code}')})"
     if code == EXIT_CHANNEL_TAMPERED:
         return f" (exit code {code}: the grading monitor stopped it, its pipe was replaced)"
+    if code == EXIT_KEYRINGS_KEPT:
+        return (f" (exit code {code}: its sandbox uid held keys that could not be cleared; "
+                f"that uid is not used again, regrade this submission)")
     return f" (exit code {code})"
 
 

@@ -9,11 +9,11 @@ student code's exception messages and file names.
 """
 from __future__ import annotations
 
-import shutil
+import os
 from html import escape as _html_escape
 from pathlib import Path
 
-from . import gradebook as gb
+from . import gradebook as gb, untrusted_tree
 from .manifest import Course
 from .safe_text import printable
 
@@ -98,6 +98,29 @@ def render(outcome: gb.StoredOutcome, title: str) -> str:
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
+MAX_EXCHANGE_FILE = 4096   # nbgrader writes a timestamp and a hash: a few dozen bytes
+
+
+def _exchange_files(folder: Path) -> list[tuple[str, bytes]]:
+    """The exchange's files beside a hand-in, read as the hand-in's: never through a link
+    (a ``timestamp.txt`` linked to a root-only file would hand that file to the student with
+    the feedback), and never more than a few kilobytes."""
+    found = []
+    try:
+        root = untrusted_tree.open_folder(folder)
+    except OSError:
+        return found   # no folder hand-in (a zip, a missing one), or a linked one
+    try:
+        for name in EXCHANGE_FILES:
+            try:
+                found.append((name, untrusted_tree.read_file(root, name, MAX_EXCHANGE_FILE)))
+            except OSError:
+                continue
+    finally:
+        os.close(root)
+    return found
+
+
 def write_feedback(course: Course, db_url: str | None = None, *,
                    students: list[str] | None = None,
                    labs: list[str] | None = None) -> list[Path]:
@@ -112,10 +135,9 @@ def write_feedback(course: Course, db_url: str | None = None, *,
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(render(outcome, titles.get(outcome.lab, outcome.lab)),
                             encoding="utf-8")
-            submitted = course.submitted_dir / outcome.student / outcome.lab
-            for name in EXCHANGE_FILES:
-                if (submitted / name).is_file():
-                    shutil.copy(submitted / name, path.parent / name)
+            for name, data in _exchange_files(course.submitted_dir / outcome.student
+                                              / outcome.lab):
+                untrusted_tree.place(data, path.parent, name, staging=path.parent)
             written.append(path)
     finally:
         gradebook.close()

@@ -27,22 +27,59 @@ from . import sandbox, untrusted_tree
 from .safe_text import printable
 
 KEEP_FILE_MB = 50   # a graded folder keeps what a TA may want to open, not a disk filler
+HANDED_IN_MB = sandbox.DISK_MB   # the files beside a hand-in's notebook grading takes
 NOT_COPIED = frozenset({".ipynb_checkpoints", "__pycache__"})
 ERROR_DETAILS = "{lab}.grader-error.txt"
 
 
+def handed_in(folder: Path, notebook: Path | None) -> tuple[list[untrusted_tree.Entry],
+                                                            list[str]]:
+    """What grading takes of a hand-in beside its ``notebook`` (copies in, hashes, ships to
+    a cluster): its folders and regular files, never a link, checkpoints or the notebook
+    itself (the assembled one runs), files in path order as long as they fit in HANDED_IN_MB
+    together (apparent sizes: a sparse file is as large as it claims). Notes say what was
+    left out."""
+    listing = untrusted_tree.walk(folder, skip=NOT_COPIED)
+    leave_out = notebook.relative_to(folder).as_posix() if notebook is not None else None
+    kept, dropped, total = [], [], 0
+    for entry in listing.entries:
+        if entry.path == leave_out or NOT_COPIED & set(entry.parts):
+            continue
+        if entry.kind == untrusted_tree.FOLDER:
+            kept.append(entry)
+        elif entry.kind == untrusted_tree.FILE:
+            if total + entry.size > HANDED_IN_MB * 2**20:
+                dropped.append(entry)
+            else:
+                total += entry.size
+                kept.append(entry)
+    notes = []
+    if dropped:
+        notes.append(f"{len(dropped)} file(s) handed in beside the notebook "
+                     f"({sum(e.size for e in dropped) / 2**20:,.0f} MB) were left out: "
+                     f"grading takes at most {HANDED_IN_MB} MB of them "
+                     f"({_names([e.path for e in dropped])})")
+    if listing.too_deep:
+        notes.append(f"{len(listing.too_deep)} folder(s) handed in, nested over "
+                     f"{untrusted_tree.MAX_DEPTH} deep, were left out")
+    if listing.incomplete:
+        notes.append(f"only the first {untrusted_tree.MAX_ENTRIES:,} files and folders handed "
+                     f"in were taken")
+    return kept, notes
+
+
 def prepare(workdir: Path, folder: Path | None, notebook: Path | None) -> list[str]:
-    """Make ``workdir`` afresh: a copy of the hand-in's ``folder`` without its ``notebook``
-    (the grader runs the assembled one), checkpoints or links. Notes say what was left out."""
+    """Make ``workdir`` afresh: a copy of what was handed in beside ``notebook`` in
+    ``folder`` (:func:`handed_in`), never the originals. Notes say what was left out."""
     if workdir.exists():
         sandbox.remove_tree(workdir)
     workdir.parent.mkdir(parents=True, exist_ok=True)
     if folder is None:
         workdir.mkdir()
         return []
-    leave_out = frozenset({notebook.relative_to(folder).as_posix()} if notebook else ())
-    notes = untrusted_tree.copy(folder, workdir, skip=NOT_COPIED, leave_out=leave_out)
-    return [f"from the files handed in: {note}" for note in notes]
+    entries, notes = handed_in(folder, notebook)
+    untrusted_tree.copy(folder, workdir, entries)
+    return notes
 
 
 def trim(workdir: Path, keep: str) -> list[str]:

@@ -8,7 +8,12 @@ share both: one student's sleeping threads would use up the other student's proc
 A lease is an exclusive ``flock`` on a file ``uid-<n>`` in a run folder that only the
 grader's user can write (``/run/coursekit`` for root). It is held for as long as the uid is
 in use and released by closing the file, or by the kernel when the grader dies: so a lease is
-never stale, whatever the pids, and a grader that was killed leaves nothing to reclaim. A
+never stale, whatever the pids, and a grader that was killed leaves nothing to reclaim.
+
+Uids are handed out in turn, not lowest first: what one student leaves with a uid (a key in
+its keyrings that it made impossible to clear) would otherwise meet the very next kernel. A
+uid whose leftovers could not be cleared is marked spoiled and skipped until the machine
+restarts. A
 cgroup is named after the uid that runs in it (``ck-u<uid>-<random>``), so its name is as
 unique as the lease; a group whose uid is not leased by anyone is stale and removed.
 
@@ -84,13 +89,35 @@ def _try_lock(folder: Path, uid: int) -> int | None:
 
 
 def take_uid() -> UidLease:
-    """The lowest uid nobody on this machine holds, leased to this process."""
+    """A uid nobody on this machine holds, leased to this process: the next one after the
+    last uid handed out on this machine (so a uid serves one kernel after another only once
+    the whole range has gone round) that no one holds and no kernel spoiled."""
     folder = run_dir()
-    for uid in range(FIRST_UID, FIRST_UID + UIDS):
-        fd = _try_lock(folder, uid)
-        if fd is not None:
-            return UidLease(uid, fd)
-    raise LeaseError(f"all {UIDS} sandbox uids are leased")
+    with open(os.open(folder / "next-uid", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                      | os.O_CLOEXEC, 0o600), "r+") as counter:
+        fcntl.flock(counter, fcntl.LOCK_EX)   # one grader at a time moves the counter
+        text = counter.read().strip()
+        start = int(text) if text.isdigit() and FIRST_UID <= int(text) < FIRST_UID + UIDS \
+            else FIRST_UID
+        for step in range(UIDS):
+            uid = FIRST_UID + (start - FIRST_UID + step) % UIDS
+            if (folder / f"uid-{uid}.spoiled").exists():
+                continue
+            fd = _try_lock(folder, uid)
+            if fd is not None:
+                counter.seek(0)
+                counter.truncate()
+                counter.write(str(FIRST_UID + (uid + 1 - FIRST_UID) % UIDS))
+                return UidLease(uid, fd)
+    raise LeaseError(f"all {UIDS} sandbox uids are leased or spoiled")
+
+
+def spoil(uid: int) -> None:
+    """Never hand ``uid`` out again until the machine restarts (``/run`` is emptied then, as
+    the kernel empties every keyring): a student left in its keyrings what cannot be
+    cleared, and the next kernel of the uid would see it or refuse to start."""
+    os.close(os.open(run_dir() / f"uid-{uid}.spoiled",
+                     os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
 
 
 def is_leased(uid: int) -> bool:

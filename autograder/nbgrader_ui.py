@@ -52,7 +52,7 @@ from tornado.routing import HostMatches, Rule
 from tornado.web import _ApplicationRouter
 
 from .feedback import EXCHANGE_FILES
-from .manifest import Course, ManifestError, load_course
+from .manifest import Course, ManifestError, find_root, load_course
 
 TEMPLATES = Path(__file__).parent / "nbgrader_templates"
 MATHJAX = "static/jupyter_server_mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
@@ -387,8 +387,9 @@ class ValidateHandler(JupyterHandler):
         target = (root / path).resolve()
         if not target.is_relative_to(root) or target.suffix != ".ipynb":
             raise web.HTTPError(403, "Validate checks notebooks inside this server's folder")
-        sandboxed = bool(self.settings.get(INSTRUCTOR_SETTING))
-        self.finish(json.dumps(await asyncio.to_thread(validation_reply, target, sandboxed)))
+        # The instructor's course is the one this server serves, never one a hand-in holds.
+        course = load_course(find_root(root)) if self.settings.get(INSTRUCTOR_SETTING) else None
+        self.finish(json.dumps(await asyncio.to_thread(validation_reply, target, course)))
 
 
 # nbgrader's dialog puts a "The following cell failed:" line and the cell's source before the
@@ -399,8 +400,9 @@ _HIDE_GENERIC = ("<style>#validation-message > div:first-child, #validation-mess
                  "#validation-message pre { white-space: pre-wrap; }</style>")
 
 
-def validation_reply(notebook: Path, sandboxed: bool = False) -> dict:
-    """``coursekit validate``'s report in the shape nbgrader's Validate dialog shows."""
+def validation_reply(notebook: Path, sandboxed: Course | None = None) -> dict:
+    """``coursekit validate``'s report in the shape nbgrader's Validate dialog shows; run in
+    the sandbox of the course ``sandboxed`` where given (the instructor's server)."""
     from .validate import SandboxUnavailable, validate
     try:
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):

@@ -60,6 +60,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import Type
 
 from coursekit.grading import keyrings
+from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 
 from . import cgroup, leases
 from .manifest import Course
@@ -305,6 +306,7 @@ class Confinement:
     uid: int | None = None       # given: a forked kernel's slot lends its own, kept on close
     group: cgroup.Group | None = None
     lease: leases.UidLease | None = field(default=None, init=False)
+    spoiled: bool = field(default=False, init=False)   # the uid's keys could not be cleared
 
     def __post_init__(self):
         if self.uid is None and (self.enforcement.drop_uid or self.enforcement.hierarchy):
@@ -339,6 +341,8 @@ class Confinement:
             self.group.remove()
             self.group = None
         if self.lease is not None:
+            if self.spoiled:
+                leases.spoil(self.lease.uid)
             self.lease.release()
             self.lease = None
             self.uid = None
@@ -392,6 +396,10 @@ class SandboxedKernelManager(AsyncKernelManager):
         return join + list(self.wrapper) + command
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        process = getattr(self.provisioner, "process", None)
+        if (self.confinement is not None and process is not None
+                and process.poll() == EXIT_KEYRINGS_KEPT):
+            self.confinement.spoiled = True   # a student left keys that cannot be cleared
         try:
             await super()._async_cleanup_resources(restart=restart)
         finally:
@@ -426,13 +434,17 @@ def kernel_manager(course: Course, *, workdir: Path, runtime_dir: Path, limits: 
 
 
 def remove_tree(path: Path) -> None:
-    """Delete a folder a kernel could write, whatever it left there: shutil.rmtree recurses
-    once per level, and a student's tree can be deeper than Python's recursion limit."""
-    try:
-        shutil.rmtree(path, ignore_errors=True)
-    except RecursionError:
-        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], check=False,
-                       capture_output=True, timeout=300)
+    """Delete a folder a kernel could write, whatever it left there: ``rm -rf`` walks by
+    descriptor, never follows a link and has no depth limit (shutil.rmtree recurses once per
+    level and holds a descriptor per level: a student's tree outlasts both, and its errors
+    would pass unseen). ``path`` itself is the grader's: the folders above it are its own."""
+    if not os.path.lexists(path):
+        return
+    done = subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], check=False,
+                          capture_output=True, timeout=600)
+    if done.returncode != 0 and os.path.lexists(path):
+        raise OSError(f"could not remove {path}: "
+                      f"{done.stderr.decode(errors='replace')[-300:].strip()}")
 
 
 def runtime_dir() -> Path:

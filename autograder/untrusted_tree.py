@@ -226,43 +226,35 @@ def empty(folder: Path, *, keep: frozenset[str] = frozenset()) -> None:
         os.close(fd)
 
 
-def copy(source: Path, target: Path, *, skip: frozenset[str] = frozenset(),
-         leave_out: frozenset[str] = frozenset(), max_bytes: int = 2**40) -> list[str]:
-    """Copy the folders and regular files below ``source`` into the new folder ``target``
-    (links, FIFOs and devices are not copied; folders named in ``skip`` are not entered;
-    top-level paths in ``leave_out`` are left out). Returns notes about what the bounds
-    left out."""
-    listing = walk(source, skip=skip)
+def copy(source: Path, target: Path, entries: list[Entry]) -> None:
+    """Copy ``entries`` (folders and regular files of a :func:`walk` of ``source``, parents
+    before children) into the new folder ``target``; links and other kinds are never
+    copied."""
     os.mkdir(target, 0o755)
-    notes = []
-    copied = 0
     src, dst = open_folder(source), open_folder(target)
     try:
-        for entry in listing.entries:
-            if entry.path in leave_out or set(entry.parts[:-1]) & skip:
-                continue
-            if entry.kind == FOLDER and entry.parts[-1] not in skip:
+        for entry in entries:
+            if entry.kind == FOLDER:
                 parent, name = _parent_of(dst, entry.path)
                 try:
                     os.mkdir(name, 0o755, dir_fd=parent)
                 finally:
                     os.close(parent)
             elif entry.kind == FILE:
-                copied += entry.size
-                if copied > max_bytes:
-                    notes.append(f"files beyond the first {max_bytes // 2**20} MB were not "
-                                 f"copied in")
-                    break
                 _copy_file(src, dst, entry.path)
     finally:
         os.close(src)
         os.close(dst)
-    if listing.too_deep:
-        notes.append(f"{len(listing.too_deep)} folder(s) nested over {MAX_DEPTH} deep were "
-                     f"not copied in")
-    if listing.incomplete:
-        notes.append(f"only the first {MAX_ENTRIES:,} files and folders were copied in")
-    return notes
+
+
+def chunks(root: int, path: str, size: int = 2**20):
+    """The bytes of the regular file at ``path`` below ``root``, a block at a time."""
+    fd = open_file(root, path)
+    try:
+        while block := os.read(fd, size):
+            yield block
+    finally:
+        os.close(fd)
 
 
 def _copy_file(src: int, dst: int, path: str) -> None:

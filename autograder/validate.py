@@ -84,11 +84,14 @@ class Validation:
         return "\n".join(lines)
 
 
-def _course_and_lab(path: Path, nb) -> tuple[Course | None, Lab | None]:
-    try:
-        course = load_course(find_root(path.parent))
-    except ManifestError:
-        return None, None
+def _course_and_lab(path: Path, nb, course: Course | None = None
+                    ) -> tuple[Course | None, Lab | None]:
+    """The notebook's course (``course``, else the one around its folder) and lab."""
+    if course is None:
+        try:
+            course = load_course(find_root(path.parent))
+        except ManifestError:
+            return None, None
     ids = {lab_cells.nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
     for lab in course.labs:
         if lab.id == path.stem.split(" ")[0] or lab.id in path.stem:
@@ -126,23 +129,22 @@ class SandboxUnavailable(RuntimeError):
 
 
 def validate(path: Path, *, timeout: float | None = None, all_cases: bool = False,
-             sandboxed: bool = False) -> Validation:
+             sandboxed: Course | None = None) -> Validation:
     """Run and judge ``path`` (see the module docstring).
 
-    ``sandboxed``: run it as the grader would, in the grading sandbox on a copy of its
-    folder, with none of this process's environment (the instructor's server validates
-    anybody's notebook so); SandboxUnavailable where this machine has no sandbox.
+    ``sandboxed``: the course whose grading sandbox runs it, as the grader would, on a copy
+    of its folder, with none of this process's environment (the instructor's server validates
+    anybody's notebook so). Its course is that one, never one the notebook's folder holds (a
+    hand-in may carry a ``course/course.toml`` whose check packages are its own code).
+    SandboxUnavailable where this machine has no sandbox.
     """
     path = Path(path).resolve()
     nb = nbformat.read(str(path), as_version=4)
-    course, lab = _course_and_lab(path, nb)
+    course, lab = _course_and_lab(path, nb, sandboxed)
     if course is not None:
         course.enable_checks()
     notebook = lab_cells.split(nb, path)
-    if sandboxed:
-        if course is None:
-            raise SandboxUnavailable(f"{path.name} belongs to no course, so it cannot run in "
-                                     f"the course's grading sandbox")
+    if sandboxed is not None:
         status = sandbox.probe(course)
         if not status.sandboxed:
             raise SandboxUnavailable(status.warning)

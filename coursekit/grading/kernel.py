@@ -71,8 +71,11 @@ def start() -> None:
 
 
 if __name__ == "__main__":
-    # A sandbox uid served other students before: what they left in its keyrings goes first.
-    if os.environ.pop(keyrings.CLEAR_ENV, "") and not keyrings.clear():
+    # A sandbox uid served other students before: what they left in its keyrings goes
+    # first, and the session keyring this process inherited (the grader's, where a service
+    # manager or a login gave it one) is left for an empty one of its own.
+    if os.environ.pop(keyrings.CLEAR_ENV, "") and not (keyrings.join_new_session()
+                                                        and keyrings.clear()):
         sys.stderr.write("coursekit: the sandbox uid's keyrings could not be emptied; not "
                          "running a kernel that could read another student's keys\n")
         os._exit(EXIT_KEYRINGS_KEPT)

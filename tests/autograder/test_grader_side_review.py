@@ -164,17 +164,6 @@ def _run_as(course, tmp_path, uid: int, script: str) -> subprocess.CompletedProc
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: one student disables every later fresh kernel of its uid. KEYCTL_SETPERM on its "
-    "own user keyring (no write permission; run from a multiprocessing 'spawn' child, which "
-    "the monitor only flags) makes keyrings.clear() fail for every later "
-    "process of the uid (coursekit/grading/keyrings.py:388, KEYCTL_CLEAR needs write), so "
-    "the kernel refuses to start (coursekit/grading/kernel.py:344, exit 88); the uid's "
-    "lease is given back and leases.take_uid (autograder/leases.py:350) hands the lowest "
-    "free uid, the same one, to the next submission: ada and bob get 'the kernel did not "
-    "start' and 0, stored as graded. The user keyring outlives the processes (kept by the "
-    "kernel's user keyring register until reboot), so every later class run on this "
-    "machine loses the same uid's kernels too."))
 def test_a_student_who_spoils_its_uids_keyrings_never_zeroes_the_next_students(
         fixture_course, sandboxed, private_uids, test_limits):
     course = fixture_course
@@ -192,15 +181,6 @@ def test_a_student_who_spoils_its_uids_keyrings_never_zeroes_the_next_students(
             (honest, outcomes[honest].reasons)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a key left by one student reaches the next student of the uid with forked "
-    "kernels. The spoiler grants its uid read on its key and takes write off @u; when the "
-    "zygote's cleaner then cannot clear the keyring "
-    "(coursekit/grading/zygote.py:150) the zygote exits and the pool starts a new one, on "
-    "the same (lowest free) uid; a zygote never empties the keyrings before its first "
-    "kernel, and a forked kernel never runs kernel.py's __main__ (the only place a fresh "
-    "kernel clears them): ada's kernel reads 'answers of aa' from @u. A channel between "
-    "two students of one class run."))
 def test_a_key_left_by_one_student_never_reaches_the_next_forked_kernel(
         fixture_course, sandboxed, private_uids, test_limits):
     course = fixture_course
@@ -241,14 +221,7 @@ autograde(course, jobs=1, overrides=Overrides(10, 120, 2048), progress=False,
 
 
 @pytest.mark.parametrize("kernels", [
-    pytest.param("fresh", marks=pytest.mark.xfail(strict=True, reason=(
-        "BUG: a fresh kernel keeps the grader's session keyring and possesses it. "
-        "bubblewrap and setpriv keep the session keyring, and the fresh kernel only clears "
-        "its uid's user keyrings (coursekit/grading/kernel.py:344, keyrings.USER_KEYRINGS), "
-        "never joins a session keyring of its own as a forked kernel does (zygote.py:101): "
-        "the student's code reads root's key from @s (possessor permission) and could add "
-        "keys there for every later fresh kernel of the same grader to read."))),
-    "forked"])
+    "fresh", "forked"])
 def test_a_kernel_never_reads_the_graders_session_keyring(fixture_course, sandboxed,
                                                           test_limits, kernels):
     if KEYCTL is None:
@@ -274,12 +247,6 @@ def test_a_kernel_never_reads_the_graders_session_keyring(fixture_course, sandbo
 
 # ------------------------------------------------------------------ feedback
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: write_feedback copies a hand-in's exchange files through links, as root: "
-    "autograder/feedback.py:117-118 tests (submitted / name).is_file() and shutil.copy()s "
-    "it, both following a link, so a hand-in's timestamp.txt -> any root-only file puts "
-    "that file's text in course/feedback/<student>/<lab>/, which Release Feedback "
-    "(nbgrader_ui.py:243, both exchange files present) hands to the student."))
 def test_feedback_never_copies_a_file_a_hand_in_links_to(fixture_course, sandboxed, canary,
                                                          test_limits):
     course = fixture_course
@@ -322,16 +289,6 @@ points = 1
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: Validate in the instructor's server imports a hand-in's own code as root, outside "
-    "the sandbox. validate() takes the course from the notebook's folder upwards "
-    "(autograder/validate.py:89 find_root/load_course), so a hand-in holding "
-    "course/course.toml is its own course: enable_checks() puts its check_path on the "
-    "server's sys.path (manifest.py:157), and monitoring.targets() -> get_check() "
-    "(coursekit/grading/program.py:104) imports <its check_packages>.<lab> in the server "
-    "process for a grade('pwn.x') call the notebook makes. The hand-in's module ran with "
-    "uid 0 and the server's pid. The same manifest's check_path can also mount any host "
-    "folder (the real course/, with .secret and the gradebook) read-only into the sandbox."))
 def test_validate_in_the_instructors_server_never_takes_a_course_from_the_hand_in(
         fixture_course, sandboxed, tmp_path):
     course = fixture_course
@@ -381,15 +338,6 @@ print(json.dumps({o.student: o.score for o in run.outcomes}))
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: one hand-in's large file stops the whole class run. autograde() hashes every "
-    "hand-in before grading (autograde.py:408 submission_hash -> handed_in_files), and "
-    "handed_in_files reads each file whole (untrusted_tree.read_file(root, path, "
-    "entry.size), autograde.py:326: the limit is the file's own size); a sparse 1 TB file "
-    "raises MemoryError, which is no OSError, so autograde() itself raises and nobody is "
-    "graded (a 10 GB file would be read into the root grader's memory instead). "
-    "graded_folder.prepare would then copy up to untrusted_tree.copy's max_bytes of 1 TB "
-    "into the course's disk (and the cluster's job_of zips it in memory)."))
 def test_one_hand_ins_huge_file_never_stops_the_class_run(fixture_course, sandboxed):
     course = fixture_course
     demo = demo_class.demo_lab(course, course.labs[0])
@@ -538,15 +486,6 @@ def _collect_in_a_process(root: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: collecting one hand-in costs the root grader memory without bound. "
-    "collect._candidates keeps every notebook of a hand-in parsed at once "
-    "(autograder/collect.py:376), and nothing bounds their number or their parsed size "
-    "together: a notebook of 9 MB whose metadata holds 1.9 million small lists (within "
-    "MAX_NOTEBOOK_BYTES, MAX_JSON_CONTAINERS and MAX_JSON_DEPTH) costs about 225 MB and "
-    "15-25 s of CPU to parse (6 of them: +1351 MB); a zip within MAX_UNPACKED_BYTES holds 55 "
-    "of them (~12 GB, ~20 min), so one "
-    "student's hand-in can have the OOM killer end the class run before grading starts."))
 def test_collecting_one_hand_in_costs_the_grader_bounded_memory(tmp_path, fixture_course):
     import zipfile
 
@@ -580,16 +519,6 @@ print("left" if Path(sys.argv[1]).exists() else "gone")
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: sandbox.remove_tree leaves a deep tree behind, silently, under the usual "
-    "descriptor limit. shutil.rmtree (3.11) holds one descriptor per level and, with "
-    "ignore_errors=True, swallows EMFILE (autograder/sandbox.py:432): with 1024 descriptors "
-    "it runs out before Python's recursion limit, so the RecursionError that would call rm "
-    "-rf never comes. A kernel leaves such a tree in its runtime folder (bound writable, "
-    "on the host's /tmp: autograde.py:219 removes it this way; validate.py:208-210 too), "
-    "and a former graded folder that holds one (a run that ended in a grader error before "
-    "trim) makes prepare (mkdir: EEXIST) or _move_out (rename: ENOTEMPTY) fail at every "
-    "regrade."))
 def test_removing_a_deep_tree_a_kernel_left_never_leaves_it_behind(tmp_path):
     runtime = tmp_path / "ck-runtime"
     runtime.mkdir()

@@ -148,8 +148,8 @@ def test_copying_a_hand_in_leaves_links_fifos_and_deep_trees_behind(tmp_path, ca
                     if len(p.relative_to(work).parts) < 4)
     assert copied == ["d", "d/d", "d/d/d", "data.csv", "sub", "sub/more.txt"]
     assert not any(p.is_symlink() for p in work.rglob("*"))
-    assert notes == [f"from the files handed in: 1 folder(s) nested over "
-                     f"{untrusted_tree.MAX_DEPTH} deep were not copied in"]
+    assert notes == [f"1 folder(s) handed in, nested over {untrusted_tree.MAX_DEPTH} deep, "
+                     f"were left out"]
 
 
 def test_reading_a_file_through_a_link_or_a_linked_folder_is_refused(tmp_path, canary):
