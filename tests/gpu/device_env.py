@@ -31,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 # The device image's Python packages ("Python packages already there", read 2026-11-17).
-DEVICE_IMAGE = frozenset("""
+_IMAGE_LIST = """
 absl-py accelerate aiofiles aiohappyeyeballs aiohttp aiosignal annotated-doc anyio attrs botorch
 build certifi charset-normalizer chex click cloudpickle cmake colorama contourpy coverage
 cuda-bindings cuda-core cuda-pathfinder cuda-toolkit cupy-cuda13x cycler cython diffrax e3nn einops
@@ -54,7 +54,8 @@ sortedcontainers statsmodels sympy tabulate tensorboard tensorboard-data-server 
 threadpoolctl tifffile tiktoken timm tokenizers toolz torch torchaudio torchdiffeq torch-geometric
 torchmetrics torchvision tqdm transformers treescope triton typer typing-extensions typing-inspect
 urllib3 uvloop wadler-lindig werkzeug wheel wrapt xarray xxhash yarl zipp
-""".split())
+"""
+DEVICE_IMAGE = frozenset(_IMAGE_LIST.split())
 
 # What the GPU check needs that the image lacks (found by running the dry run on
 # ``simulated_site``; see the NOTE above). Carried at the versions of this machine's venv.

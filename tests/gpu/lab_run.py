@@ -154,7 +154,7 @@ def solution_harness(lab_id: str) -> Any:
     from autograder.mutants import Harness
 
     class SolutionHarness(Harness):
-        def __init__(self, course: Any, lab: Any) -> None:  # noqa: D107 — no release, see above
+        def __init__(self, course: Any, lab: Any) -> None:
             course.enable_checks()
             self.course, self.lab, self.secret = course, lab, "gpu-check"
             self.source = lab_cells.load(course.source_notebook(lab))
@@ -269,7 +269,7 @@ def matmul_settings() -> dict[str, Any]:
     for name, backend in (("cuda.matmul.fp32_precision", torch.backends.cuda.matmul),
                           ("cudnn.fp32_precision", torch.backends.cudnn)):
         with contextlib.suppress(Exception):  # newer torch only
-            settings[name] = getattr(backend, "fp32_precision")
+            settings[name] = backend.fp32_precision
     return settings
 
 
