@@ -113,6 +113,9 @@ class GpuCheck:
         self.deadline = self.start + (args.budget or BUDGET_S)  # until setup knows the mode
         self.child: subprocess.Popen | None = None
         self.env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+        # JAX takes 75 % of the GPU's memory when a process first uses it (the doctor's probe,
+        # lab00's environment report): with this it takes what it needs, beside torch.
+        self.env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         self.env.pop("COURSEKIT_MODE", None)
         self.log = open(self.out / "gpu_check.log", "w")  # noqa: SIM115 — open for the whole run
         self.report: dict[str, Any] = {
@@ -138,7 +141,8 @@ class GpuCheck:
 
     def step(self, name: str, body: Any) -> Any:
         """Run one step; record its status and time; save the report whatever happens."""
-        self.say(f"\n>>> {name} ({self.left():.0f} s left of the budget)")
+        left = f" ({self.left():.0f} s left of the budget)" if self.report["mode"] else ""
+        self.say(f"\n>>> {name}{left}")
         entry = {"name": name, "status": "running", "seconds": None}
         self.report["steps"].append(entry)
         began = time.monotonic()

@@ -254,22 +254,30 @@ def bitwise_differences(first: dict, second: dict) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------------------------
 
 def matmul_settings() -> dict[str, Any]:
-    """torch's float32 matmul and convolution settings, as they stand in this process."""
+    """torch's float32 matmul and convolution settings, as they stand in this process.
+
+    Each is read on its own: torch 2.9 added ``fp32_precision`` beside the older ``allow_tf32``
+    flags, and a setting that cannot be read is reported as such, never raised.
+    """
     import torch
 
-    settings: dict[str, Any] = {
-        "float32_matmul_precision": torch.get_float32_matmul_precision(),
-        "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-        "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
-        "cudnn.benchmark": torch.backends.cudnn.benchmark,
-        "cudnn.deterministic": torch.backends.cudnn.deterministic,
-        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
-        "default_dtype": str(torch.get_default_dtype()),
+    readers = {
+        "float32_matmul_precision": torch.get_float32_matmul_precision,
+        "cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
+        "cudnn.allow_tf32": lambda: torch.backends.cudnn.allow_tf32,
+        "cuda.matmul.fp32_precision": lambda: torch.backends.cuda.matmul.fp32_precision,
+        "cudnn.fp32_precision": lambda: torch.backends.cudnn.fp32_precision,
+        "cudnn.benchmark": lambda: torch.backends.cudnn.benchmark,
+        "cudnn.deterministic": lambda: torch.backends.cudnn.deterministic,
+        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled,
+        "default_dtype": lambda: str(torch.get_default_dtype()),
     }
-    for name, backend in (("cuda.matmul.fp32_precision", torch.backends.cuda.matmul),
-                          ("cudnn.fp32_precision", torch.backends.cudnn)):
-        with contextlib.suppress(Exception):  # newer torch only
-            settings[name] = backend.fp32_precision
+    settings: dict[str, Any] = {}
+    for name, read in readers.items():
+        try:
+            settings[name] = read()
+        except Exception as error:  # noqa: BLE001 — older torch, or a setting it refuses to read
+            settings[name] = f"unreadable: {type(error).__name__}: {error}"
     return settings
 
 
