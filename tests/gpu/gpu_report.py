@@ -128,11 +128,14 @@ def _details(labs: dict[str, Any]) -> list[str]:
             if call["message"]:
                 lines.append(f"* {lab_id}, {call['check']} ({'hidden' if call['hidden'] else 'visible'}): "
                              f"{call['cases_passed']}/{call['cases']} cases; {call['message'].splitlines()[0]}")
+        settings = lab.get("settings_after_checks") or {}
         for probe in lab.get("precision") or []:
             if probe.get("autocast_default_dtype"):
+                conv = (f"; cuDNN convolutions may use TF32 (cudnn.allow_tf32="
+                        f"{settings.get('cudnn.allow_tf32')})" if probe["device"].startswith("cuda") else "")
                 lines.append(f"* {lab_id}, on {probe['device']}: float32 matmul relative error "
                              f"{probe.get('matmul_fp32_rel_error', 0):.1e}; autocast's default dtype "
-                             f"{probe['autocast_default_dtype'].replace('torch.', '')}")
+                             f"{probe['autocast_default_dtype'].replace('torch.', '')}{conv}")
         before, after = lab.get("settings_before") or {}, lab.get("settings_after_checks") or {}
         changed = {k: (before[k], after[k]) for k in before if k in after and before[k] != after[k]}
         if changed:

@@ -83,6 +83,35 @@ def test_the_table_renders_a_report_stopped_before_anything_ran():
     assert "| lab01_graphs | **stopped** |" in text
 
 
+def test_the_table_lists_what_differed_and_what_failed():
+    lab = {"status": "failed", "notebook": {"cells": 5, "cells_run": 2, "seconds": 3.0,
+                                            "error": {"cell": 7, "exception": "RuntimeError: CUDA error"}},
+           "checks": {"score": 1.0, "max_score": 2.0, "passed": False, "calls": [
+               {"check": "lab09.predict", "hidden": True, "cases_passed": 4, "cases": 5,
+                "message": "logits differ at (0, 1)"}]},
+           "differences": {"outside_tolerance_vs_baseline": [
+               {"check": "lab09.predict", "hidden": False, "label": "logits", "message": "got 1.001"}],
+               "bitwise_between_runs": [{"check": "lab09.predict", "hidden": False, "label": "logits"}]}}
+    text = gpu_report.render({"mode": "gpu", "target_device": "cuda", "labs": {"lab09_performance": lab}})
+    assert "NOTHING IN THIS REPORT" not in text
+    assert "| lab09_performance | **failed** | 2/5 cells, 3 s, cell 7 raised | 1/2 pts; visible 0/0, hidden 0/1 | 1 | 1 / – |" in text
+    assert "lab09.predict (visible): logits — got 1.001" in text
+    assert "notebook cell 7: RuntimeError: CUDA error" in text
+
+
+@pytest.mark.parametrize(("entry", "code", "verdict"), [
+    ({"skipped": "the lab imports tensorflow, which this Python does not have"}, 0, "skipped"),
+    ({"phases": [{"name": "notebook", "status": "ok"}]}, None, "timeout"),
+    ({"phases": [{"name": "precision", "status": "ok"}], "done": True,
+      "checks": {"passed": True}}, None, "failed"),   # done, but still there at the budget
+    ({"phases": [{"name": "checks", "status": "ok"}], "done": True, "checks": {"passed": True}}, 0, "passed"),
+    ({"phases": [{"name": "checks", "status": "ok"}], "checks": {"passed": True}}, -9, "failed"),
+    ({"phases": [{"name": "harness", "status": "crashed: ImportError"}], "done": True}, 0, "failed"),
+])
+def test_a_lab_passes_only_when_every_phase_ran_and_its_checks_passed(entry, code, verdict):
+    assert gpu_check.GpuCheck._lab_verdict(entry, code, 150.0)[0] == verdict
+
+
 # -- the script, run --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
