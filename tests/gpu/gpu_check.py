@@ -71,6 +71,9 @@ LAB_BUDGET_S = 150.0
 # (lab09's bf16 timing cell alone: 60 s), and no device tool stops it.
 DRY_RUN_BUDGET_S = 1800.0
 DRY_RUN_LAB_BUDGET_S = 600.0
+# A crash in these fails the lab; one in the others (the CPU baseline, the repeat, the settings,
+# the precision probe) is said in the reason, and the lab's verdict stands.
+ESSENTIAL_PHASES = ("notebook", "harness", "checks")
 MIN_LAB_S = 30.0        # a lab is not started with less than this left (or its budget, if less)
 KILL_GRACE_S = 5.0
 POLL_S = 0.5
@@ -306,9 +309,12 @@ class GpuCheck:
         last = phases[-1]["name"] if phases else "start"
         if code is None and not entry.get("done"):
             return "timeout", f"stopped at its {budget:.0f} s budget, after phase '{last}'"
-        crashed = [f"{p['name']}: {p['status']}" for p in phases if p["status"] != "ok"]
+        crashed = [f"{p['name']} {p['status']}" for p in phases
+                   if p["status"] != "ok" and p["name"] in ESSENTIAL_PHASES]
+        notes = [f"{p['name']} {p['status']}" for p in phases
+                 if p["status"] != "ok" and p["name"] not in ESSENTIAL_PHASES]
         notebook, checks = entry.get("notebook"), entry.get("checks")
-        problems = []
+        problems = [entry["error"]] if entry.get("error") else []
         if notebook and notebook.get("error"):
             e = notebook["error"]
             problems.append(f"notebook cell {e['cell']} raised {e['exception'].splitlines()[0][:160]}")
@@ -319,7 +325,7 @@ class GpuCheck:
             problems.append(f"the child ended (exit {code}) after phase '{last}'")
         if code is None:  # every phase done, but the process was still there at the budget
             problems.append(f"it finished every phase but had not exited at its {budget:.0f} s budget")
-        return ("failed", "; ".join(problems)) if problems else ("passed", "")
+        return ("failed" if problems else "passed"), "; ".join(problems + notes)
 
     # -- children ------------------------------------------------------------------------------
 

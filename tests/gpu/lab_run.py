@@ -389,8 +389,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.pop("COURSEKIT_MODE", None)  # student mode: the notebook's grade() runs its check
-    run(args.lab, args.device, args.baseline, args.result, repeat=not args.no_repeat,
-        notebook=not args.no_notebook, meta_probe=args.meta_probe)
+    try:
+        run(args.lab, args.device, args.baseline, args.result, repeat=not args.no_repeat,
+            notebook=not args.no_notebook, meta_probe=args.meta_probe)
+    except Exception as error:  # noqa: BLE001 — before the first phase: say why, for the report
+        traceback.print_exc()
+        partial = json.loads(args.result.read_text()) if args.result.exists() else {"phases": []}
+        partial["error"] = f"{type(error).__name__}: {error}"
+        write_json(args.result, partial)
+        return 1
     return 0
 
 

@@ -107,6 +107,9 @@ def test_the_table_lists_what_differed_and_what_failed():
     ({"phases": [{"name": "checks", "status": "ok"}], "done": True, "checks": {"passed": True}}, 0, "passed"),
     ({"phases": [{"name": "checks", "status": "ok"}], "checks": {"passed": True}}, -9, "failed"),
     ({"phases": [{"name": "harness", "status": "crashed: ImportError"}], "done": True}, 0, "failed"),
+    ({"phases": [{"name": "precision", "status": "crashed: AttributeError"}], "done": True,
+      "checks": {"passed": True}}, 0, "passed"),   # an informative phase: said, not failed
+    ({"phases": [], "error": "ModuleNotFoundError: No module named 'nbformat'"}, 1, "failed"),
 ])
 def test_a_lab_passes_only_when_every_phase_ran_and_its_checks_passed(entry, code, verdict):
     assert gpu_check.GpuCheck._lab_verdict(entry, code, 150.0)[0] == verdict
