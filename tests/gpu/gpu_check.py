@@ -21,8 +21,8 @@ One lab's failure or timeout never stops the others. The exit code is 0 when eve
 passed and the doctor ran, 1 otherwise, 128 + the signal when stopped.
 
 On the device machine (Python 3.12 and torch with CUDA, no network, no Jupyter packages):
-first, here, ``make gpu-wheels`` (fetches the carried wheels for Python 3.12 into ``.whl/``,
-about 5 MiB); then one call of the device tool, with ``carry=[".whl"]`` and ``timeout_s=600``::
+first, here, ``make gpu-wheels`` (fetches the 14 carried wheels for Python 3.12 into ``.whl/``,
+2.9 MiB); then one call of the device tool, with ``carry=[".whl"]`` and ``timeout_s=600``::
 
     export PYTHONUNBUFFERED=1; nvidia-smi -L; if command -v make >/dev/null; then make gpu-check GPU_CHECK_OUT="$OUT"; else python3 tests/gpu/gpu_check.py --out "$OUT"; fi
 
