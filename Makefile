@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # Collect in the formgrader makes the gradebook), which must be this environment's.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test lab grade-ui bench release-check mutants clean
+.PHONY: demo test lab grade-ui bench release-check mutants gpu-check gpu-wheels clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,19 @@ release-check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m benchmark -s -p no:randomly tests/benchmarks
+
+# Every GPU path in one run (tests/gpu/gpu_check.py): on a lent GPU machine the labs that say
+# they run unchanged on a GPU, their checks and `coursekit doctor --bench`; elsewhere a loud dry
+# run on the CPU. The lent machine is offline and has no venv: there it runs on its own python3
+# (it needs no venv where there is none and an NVIDIA driver is present). GPU_CHECK_OUT=DIR.
+GPU_CHECK_OUT ?= build/gpu-check
+GPU_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,python3)
+gpu-check: $(if $(or $(wildcard $(BIN)/python),$(if $(shell command -v nvidia-smi),,none)),$(STAMP))
+	$(GPU_PYTHON) tests/gpu/gpu_check.py --out $(GPU_CHECK_OUT) $(GPU_CHECK_ARGS)
+
+# The wheels the GPU check carries to the lent machine (Python 3.12), into .whl/ (git-ignored).
+gpu-wheels: $(STAMP)
+	$(BIN)/python tests/gpu/gpu_check.py --download-wheels .whl
 
 clean:
 	rm -rf $(VENV) course/gradebook.db course/submitted course/autograded course/feedback course/exports course/.work
