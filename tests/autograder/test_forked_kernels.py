@@ -29,6 +29,7 @@ import dataclasses
 import json
 import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -690,6 +691,65 @@ def test_a_slot_whose_zygote_dies_keeps_the_students_work_and_grade(make_slot):
     assert orphan.status == "graded", orphan.reasons
     assert orphan.score == pytest.approx(orphan.auto_max_score), orphan.reasons
     assert (slot.graded("zoe_orphan") / "kept_by_student.txt").is_file()
+
+
+WAIT_FOR_GO = r'''
+import os, time
+open("ready", "w").close()
+deadline = time.monotonic() + 50       # the test stops the slot's zygote meanwhile
+while not os.path.exists("go") and time.monotonic() < deadline:
+    time.sleep(0.02)
+'''
+
+
+def test_a_zygote_that_does_not_settle_is_stopped_and_the_outcome_and_the_run_say_so(
+        make_slot, monkeypatch):
+    """The slot's zygote stopped (SIGSTOP) while its kernel runs never says it is idle, nor
+    that it cleans up: its sandbox is killed, with the kernel and all the student left; the
+    student keeps the grade; the outcome and the run's ``kernels:`` line say the zygote was
+    stopped; the slot starts a new one for the next student."""
+    monkeypatch.setattr(forked, "SETTLE_QUIET_S", 3.0)   # 30 s: a stopped process never answers
+    slot = make_slot()
+    seen: dict = {}
+
+    async def stop_the_zygote():
+        try:
+            # No deadline of its own: the grading it waits on ends within its time limit.
+            while not (slot.grader.zygotes.zygotes
+                       and (slot.grader.zygotes.zygotes[0].work_root / "w" / "ready").exists()):
+                if seen.get("graded"):
+                    return
+                await asyncio.sleep(0.02)
+            zygote = seen["zygote"] = slot.grader.zygotes.zygotes[0]
+            (kernel,) = [int(p.split(":")[0]) for p in _processes_of(zygote.uid)]
+            seen["stopped"] = int(_status_fields(kernel)["PPid"])
+            os.kill(seen["stopped"], signal.SIGSTOP)
+        finally:
+            for zygote in slot.grader.zygotes.zygotes:
+                if (zygote.work_root / "w").is_dir():
+                    (zygote.work_root / "w" / "go").touch()
+
+    async def grade():
+        outcome = await slot.agrade("quinn_quiet", slot.notebook(WAIT_FOR_GO))
+        seen["graded"] = True
+        return outcome
+
+    quiet, _ = slot.run(grade(), stop_the_zygote())
+    assert "stopped" in seen, "the kernel never said it was ready"
+    zygote = seen["zygote"]
+    assert f"; the slot's pre-warmed kernel process did not settle after this kernel (no " \
+           f"answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
+        quiet.sandbox
+    assert quiet.score == pytest.approx(quiet.auto_max_score), quiet.reasons
+    assert (slot.graded("quinn_quiet") / "ready").is_file()
+    assert not zygote.alive and slot.grader.zygotes.zygotes == []
+    assert _left_after(zygote.uid) == [], "the stopped zygote's sandbox outlived it"
+    assert slot.grader.zygotes.stopped == [f"{slot.lab.id}: no answer and no sign of its "
+                                           f"clean-up for 3.0 s"]
+    after = slot.grade("ida_after_quiet", slot.notebook())
+    assert after.score == pytest.approx(after.auto_max_score), after.reasons
+    assert slot.identity()[1] != zygote.process.pid
+    assert "did not settle" not in after.sandbox, after.sandbox
 
 
 # --------------------------------------------------------------------------- 6. work folders
