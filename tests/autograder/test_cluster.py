@@ -24,6 +24,7 @@ from autograder import demo_class, gradebook as gb
 from autograder.autograde import FORKED, autograde
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
+from machine_load import scaled
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
                                                         "(pip install -e '.[scale]')")
@@ -53,7 +54,7 @@ def _rows(url: str) -> int:
 
 def _kill_a_busy_worker(address: str, stop: threading.Event, killed: list) -> None:
     """Once a worker has been grading for a while, SIGKILL its process."""
-    client = distributed.Client(address, timeout=30, set_as_default=False)
+    client = distributed.Client(address, timeout=scaled(30), set_as_default=False)
     try:
         pids = client.run(os.getpid)
         busy_since: dict[str, float] = {}
@@ -159,7 +160,7 @@ def test_a_scheduler_that_dies_mid_run_keeps_what_was_graded(demo, tmp_path):
             assert time.monotonic() < deadline and grader.poll() is None, grader.communicate()
             time.sleep(0.5)
         scheduler.send_signal(signal.SIGKILL)
-        out, err = grader.communicate(timeout=300)
+        out, err = grader.communicate(timeout=scaled(300))
     finally:
         for process in (grader, worker, scheduler):
             if process is not None and process.poll() is None:

@@ -21,14 +21,17 @@ import pytest
 from autograder import forked
 from autograder.autograde import _kernels_used
 from coursekit.grading import zygote as zygote_module
+from machine_load import scaled
 
-# The stand-in: bind the socket, take the sync request, then behave as told.
+# The stand-in: listen, say so (as the zygote says it is ready), take the sync request, then
+# behave as told.
 STAND_IN = r'''
 import json, os, socket, sys, time
 path, behaviour, keep_going = sys.argv[1:4]
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(path)
 listener.listen(4)
+print(json.dumps({"ready": True}), flush=True)
 conn, _ = listener.accept()
 conn.recv(1 << 10)
 if behaviour == "ends":
@@ -60,8 +63,7 @@ async def _stand_in(tmp_path: Path, behaviour: str) -> tuple[forked.Zygote, Path
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-c", STAND_IN, str(socket_path), behaviour, str(keep_going),
             stdout=subprocess.PIPE)
-        while not socket_path.exists() and process.returncode is None:
-            await asyncio.sleep(0.01)
+        assert json.loads(await process.stdout.readline()) == {"ready": True}
     return forked.Zygote(("labx", ()), UNUSED_UID, work, runtime, process), keep_going
 
 
@@ -145,7 +147,8 @@ def test_a_run_whose_zygotes_all_settled_says_nothing_more(tmp_path):
 def test_the_zygote_says_its_cleaner_still_runs_every_beat(capsys):
     """The real zygote's wait for its cleaner: a line each BEAT_S while the cleaner runs,
     and the cleaner's exit code at the end."""
-    cleaner = subprocess.Popen(["sh", "-c", f"sleep {2.5 * zygote_module.BEAT_S}; exit 3"])
+    runs_s = scaled(2.5 * zygote_module.BEAT_S)
+    cleaner = subprocess.Popen(["sh", "-c", f"sleep {runs_s}; exit 3"])
     assert zygote_module._wait_saying_so(cleaner.pid) == 3
     said = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert said and all(set(line) == {"cleaning"} for line in said), said

@@ -15,6 +15,8 @@ import textwrap
 
 import pytest
 
+from machine_load import scaled
+
 pytest.importorskip("torch")
 
 HARNESS = textwrap.dedent('''
@@ -48,7 +50,7 @@ def _run(tmp_path, student: str) -> tuple[list, int, str]:
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo),
                            str(tmp_path / "student.py")], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                          timeout=scaled(300), env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     reports = json.loads(done.stdout.split("REPORTS ", 1)[1].splitlines()[0])
     kernel = int(done.stdout.split("KERNEL ", 1)[1].split()[0])

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from machine_load import scaled
 
 HARNESS = textwrap.dedent('''
     import json, sys, threading, time
@@ -63,7 +64,7 @@ def _reports(tmp_path, student: str) -> list[str]:
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo), str(library),
                            str(tmp_path / "student.py")], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                          timeout=scaled(120), env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     reports = json.loads(done.stdout.split("REPORTS ", 1)[1].splitlines()[0])
     return [what for kind, what in reports if kind == "call"]
