@@ -143,7 +143,8 @@ class Slot:
     @property
     def zygote(self) -> forked.Zygote:
         zygotes = self.grader.zygotes.zygotes
-        assert len(zygotes) == 1 and zygotes[0].alive, f"the slot holds no live zygote: {zygotes}"
+        assert len(zygotes) == 1 and zygotes[0].alive, (
+            f"the slot holds no live zygote: {zygotes}; stopped: {self.grader.zygotes.stopped}")
         return zygotes[0]
 
     def identity(self) -> tuple[int, int, int]:
