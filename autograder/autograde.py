@@ -219,8 +219,10 @@ class Grader:
                 await asyncio.to_thread(sandbox.remove_tree, runtime)
             finally:  # whatever the student left, the slot is given back
                 if zygote is not None:
-                    await self.zygotes.release(
+                    note = await self.zygotes.release(
                         zygote, lambda: asyncio.to_thread(_move_out, rundir, workdir))
+                    if note:   # the slot's business, not the student's: said beside the sandbox
+                        outcome.sandbox += f"; {note}"
         driven = [drive for drives in execution.drives.values() for drive in drives]
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)
@@ -479,7 +481,9 @@ def _kernels_used(grader: Grader, cluster: str | None) -> str:
     if grader.zygotes is None:
         return "fresh kernels (forking switched off)"
     fallbacks = grader.zygotes.fallbacks
-    if not fallbacks:
-        return "forked from a pre-warmed kernel per job slot"
-    why = "; ".join(f"{lab}: {reason}" for lab, reason in sorted(fallbacks.items()))
-    return f"forked from a pre-warmed kernel per job slot, but fresh for {why}"
+    troubles = grader.zygotes.troubles()
+    said = "forked from a pre-warmed kernel per job slot"
+    if fallbacks:
+        why = "; ".join(f"{lab}: {reason}" for lab, reason in sorted(fallbacks.items()))
+        said += f", but fresh for {why}"
+    return f"{said}; {troubles}" if troubles else said

@@ -34,7 +34,30 @@ from . import leases, sandbox
 from .manifest import Course
 
 STARTUP_TIMEOUT_S = 180
-SETTLE_TIMEOUT_S = 30   # the zygote's cleaner gives up after 10 s
+# NOTE [settling]: between two students the zygote kills the slot's uid and deletes what it
+# left, which takes as long as the student's leftovers and the machine's load make it
+# (200,000 empty files in /tmp: 3 s on a quiet machine). So no fixed deadline: the grader
+# waits for the zygote's answer as long as the zygote says, at least every SETTLE_QUIET_S,
+# that its cleaner still runs (it says so every BEAT_S), and never longer than
+# SETTLE_CEILING_S in all. A zygote that goes quiet or runs past the ceiling is stopped
+# (killing its sandbox frees all the student left at once), and the outcome and the run's
+# ``kernels:`` line say so; so does a clean-up that took longer than SETTLE_QUIET_S.
+SETTLE_QUIET_S = 30
+SETTLE_CEILING_S = 600
+
+
+@dataclass(frozen=True)
+class Settling:
+    """How a zygote came back after a kernel: whether it said it is idle, after how long, and
+    why not."""
+
+    settled: bool
+    seconds: float
+    why: str = ""
+
+
+class _Quiet(Exception):
+    """The zygote stopped saying it cleans up, or took longer than it is ever given."""
 
 
 @dataclass
@@ -69,22 +92,70 @@ class Zygote:
             folder.mkdir()
         return work, runtime
 
-    async def settled(self) -> bool:
-        """Wait until the zygote has ended the last kernel and wiped what it left; False
-        when it did not say so in time (then it must be stopped: stopping its sandbox kills
-        everything in it)."""
+    async def settle(self) -> Settling:
+        """Wait until the zygote has ended the last kernel and wiped what it left (see NOTE
+        [settling]). When it does not say so, it must be stopped: stopping its sandbox kills
+        everything in it."""
+        started = time.monotonic()
+        why = await self._why_not_idle(started)
+        return Settling(not why, time.monotonic() - started, why)
+
+    async def _why_not_idle(self, started: float) -> str:
+        """Why the zygote did not answer that it is idle ("" once it did)."""
         if not self.alive:
-            return False
+            return f"it had ended ({_ended(self.process.returncode)})"
         try:
             reader, writer = await asyncio.wait_for(
-                asyncio.open_unix_connection(str(self.socket)), SETTLE_TIMEOUT_S)
+                asyncio.open_unix_connection(str(self.socket)), SETTLE_QUIET_S)
+        except (OSError, asyncio.TimeoutError) as error:
+            return f"its socket did not answer ({type(error).__name__}: {error})"
+        try:
             writer.write(b'{"sync": true}\n')
             await writer.drain()
-            answer = await asyncio.wait_for(reader.readline(), SETTLE_TIMEOUT_S)
+            answer = await self._while_cleaning(reader.readline(), started)
+        except _Quiet as quiet:
+            return str(quiet)
+        except (OSError, ValueError) as error:
+            return f"talking to it failed ({type(error).__name__}: {error})"
+        finally:
             writer.close()
-            return json.loads(answer or b"{}").get("idle") is True
-        except (OSError, ValueError, asyncio.TimeoutError):
-            return False
+        try:
+            said = json.loads(answer)
+        except ValueError:
+            said = None
+        if isinstance(said, dict) and said.get("idle") is True:
+            return ""
+        return f"it answered {answer[:100]!r}" if answer else "it ended while cleaning up"
+
+    async def _while_cleaning(self, answer, started: float) -> bytes:
+        """``answer`` (a coroutine), awaited while the zygote says on stdout that its cleaner
+        runs; _Quiet, saying why, once it is quiet for SETTLE_QUIET_S or the wait reaches
+        SETTLE_CEILING_S."""
+        answer = asyncio.ensure_future(answer)
+        try:
+            while True:
+                left = SETTLE_CEILING_S - (time.monotonic() - started)
+                if left <= 0:
+                    raise _Quiet(f"still cleaning up after {SETTLE_CEILING_S} s, the most "
+                                 f"a clean-up is given")
+                said = asyncio.ensure_future(self.process.stdout.readline())
+                done, _ = await asyncio.wait({answer, said}, timeout=min(SETTLE_QUIET_S, left),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if answer in done:
+                    said.cancel()
+                    return answer.result()
+                if said not in done:
+                    said.cancel()
+                    if left > SETTLE_QUIET_S:
+                        raise _Quiet(f"no answer and no sign of its clean-up for "
+                                     f"{SETTLE_QUIET_S} s")
+                elif not said.result():   # its stdout closed: it ended, and its socket with it
+                    done, _ = await asyncio.wait({answer}, timeout=SETTLE_QUIET_S)
+                    if not done:
+                        raise _Quiet("it closed its stdout but not its socket")
+                    return answer.result()
+        finally:
+            answer.cancel()
 
     async def kill(self) -> None:
         """Kill the sandbox, and with it the zygote and every process in it (the PID
@@ -117,6 +188,8 @@ class ZygotePool:
     capacity: int
     zygotes: list[Zygote] = field(default_factory=list)
     fallbacks: dict[str, str] = field(default_factory=dict)   # lab id -> why it runs fresh
+    stopped: list[str] = field(default_factory=list)   # "lab: why" per zygote that did not settle
+    slow: list[float] = field(default_factory=list)    # clean-ups over SETTLE_QUIET_S, in s
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def unavailable(self) -> str:
@@ -158,23 +231,46 @@ class ZygotePool:
             self.zygotes.append(zygote)
             return zygote
 
-    async def release(self, zygote: Zygote, move_out) -> None:
+    async def release(self, zygote: Zygote, move_out) -> str:
         """Take ``zygote`` back once its kernel and everything that kernel left are gone,
         then await ``move_out()``, so nothing of the student writes in the working folder
         after it has left the slot. A zygote that does not settle has its sandbox killed,
-        and is removed once the folder is out."""
-        settled = await zygote.settled()
-        if not settled:
+        and is removed once the folder is out. Returns what the submission's outcome should
+        say about it ("" when the zygote settled in the usual time)."""
+        settling = await zygote.settle()
+        if not settling.settled:
             await zygote.kill()
         try:
             await move_out()
         finally:
-            if not settled:
+            if not settling.settled:
                 async with self._lock:
                     if zygote in self.zygotes:
                         self.zygotes.remove(zygote)
+                # Its cleaner may have failed on keys a student made impossible to clear.
+                leases.spoil(zygote.uid)
                 await zygote.stop()
             zygote.busy = False
+        if not settling.settled:
+            self.stopped.append(f"{zygote.key[0]}: {settling.why}")
+            return (f"the slot's pre-warmed kernel process did not settle after this kernel "
+                    f"({settling.why}) and was stopped")
+        if settling.seconds > SETTLE_QUIET_S:
+            self.slow.append(settling.seconds)
+            return f"the slot's clean-up after this kernel took {settling.seconds:.0f} s"
+        return ""
+
+    def troubles(self) -> str:
+        """Zygotes stopped because they did not settle, and slow clean-ups, in words ("" when
+        none): a class run reports them in its ``kernels:`` line."""
+        said = []
+        if self.stopped:
+            said.append(f"{len(self.stopped)} pre-warmed kernel process(es) did not settle "
+                        f"after a kernel and were stopped ({'; '.join(self.stopped)})")
+        if self.slow:
+            said.append(f"{len(self.slow)} clean-up(s) between two students took over "
+                        f"{SETTLE_QUIET_S} s (the longest {max(self.slow):.0f} s)")
+        return "; ".join(said)
 
     async def close(self) -> None:
         for zygote in self.zygotes:
@@ -190,10 +286,11 @@ class ZygotePool:
         lease = leases.take_uid()
         uid = lease.uid
         self._slots.mkdir(exist_ok=True)
-        _remove_stale(self._slots, "slot-", uid)
-        _remove_stale(Path(tempfile.gettempdir()), "ck-z", uid)
-        work = Path(tempfile.mkdtemp(prefix=f"slot-{uid}-", dir=self._slots))
-        runtime = Path(tempfile.mkdtemp(prefix=f"ck-z{uid}-"))
+        # Named after the leased uid ("u": never read as an older grader's pid-named one).
+        _remove_stale(self._slots, "slot-u", uid)
+        _remove_stale(Path(tempfile.gettempdir()), "ck-zu", uid)
+        work = Path(tempfile.mkdtemp(prefix=f"slot-u{uid}-", dir=self._slots))
+        runtime = Path(tempfile.mkdtemp(prefix=f"ck-zu{uid}-"))
         for folder in (work, runtime):  # the slot's uid may pass through, never list
             folder.chmod(0o711)
         # A mqueue file system of its own, so the zygote can see and delete the POSIX
@@ -215,10 +312,16 @@ class ZygotePool:
             said = {}
         if said.get("ready"):
             return zygote, ""
+        if said.get("spoiled"):
+            leases.spoil(uid)   # never this uid again: the next zygote takes another
         lines = log.read_text(errors="replace").strip().splitlines()
         await zygote.stop()
         return None, (said.get("reason") or "the pre-warmed kernel process did not start"
                       + (f" ({lines[-1][:300]})" if lines else ""))
+
+
+def _ended(code: int | None) -> str:
+    return f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
 
 
 def _remove_stale(folder: Path, prefix: str, own: int) -> None:

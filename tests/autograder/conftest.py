@@ -21,11 +21,13 @@ from autograder.export import export
 from autograder.feedback import write_feedback
 from autograder.gradebook import load_outcomes, open_gradebook
 from autograder.release import write_release
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"
-# Short limits keep the infinite-loop student cheap; the fixture lab's cells take milliseconds.
-TEST_LIMITS = Overrides(cell_timeout_s=10, time_limit_s=120, memory_mb=2048)
+# Short limits keep the infinite-loop student cheap; the fixture lab's cells take milliseconds
+# on an idle machine, and as many times longer on a busy one as machine_load measures.
+TEST_LIMITS = Overrides(cell_timeout_s=scaled(10), time_limit_s=scaled(120), memory_mb=2048)
 
 
 def make_fixture_course(target: Path) -> manifest.Course:

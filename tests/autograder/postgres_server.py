@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from machine_load import scaled
+
 BINARIES = ("initdb", "pg_ctl")
 
 
@@ -88,12 +90,12 @@ def start() -> Server:
     db_user = as_user or pwd.getpwuid(os.geteuid()).pw_name
     data = folder / "data"
     _run_as(as_user, [str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", db_user,
-                      "--no-sync", "-E", "UTF8"], timeout=120)
+                      "--no-sync", "-E", "UTF8"], timeout=scaled(120))
     port = _free_port()
     # Sockets in the data folder, not /var/run/postgresql, which may not exist or be writable.
     options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off"
     _run_as(as_user, [str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-t", "60",
-                      "-l", str(folder / "server.log"), "start"], timeout=120)
+                      "-l", str(folder / "server.log"), "start"], timeout=scaled(120))
     server = Server(folder, port, db_user)
     deadline = time.monotonic() + 30
     while True:
@@ -112,7 +114,7 @@ def stop(server: Server) -> None:
     as_user = "postgres" if os.geteuid() == 0 else None
     try:
         _run_as(as_user, [str(_bin_dir() / "pg_ctl"), "-D", str(server.folder / "data"), "-m",
-                          "immediate", "-w", "stop"], timeout=60)
+                          "immediate", "-w", "stop"], timeout=scaled(60))
     except subprocess.CalledProcessError:
         pass
     shutil.rmtree(server.folder, ignore_errors=True)

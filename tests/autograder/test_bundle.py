@@ -16,6 +16,7 @@ import pytest
 
 from autograder import manifest
 from autograder.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -75,14 +76,14 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
             "except AssertionError as e: print('FAILED AS EXPECTED')\n" % str(out))
     env = {**os.environ, "PYTHONPATH": str(out)}
     run = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=scaled(300))
     assert "FAILED AS EXPECTED" in run.stdout, run.stdout + run.stderr
     # Students work on copies in work/, which the class repository ignores and `make lab`
     # fills; lab02's backward stepper (torch's engine) runs before lab02 is revealed.
     assert "/work/" in (out / ".gitignore").read_text().splitlines()
     assert "coursekit fetch --all\n\t.venv/bin/jupyter lab work/" in (out / "Makefile").read_text()
     fetched = subprocess.run([sys.executable, "-m", "coursekit.cli", "fetch", "lab02"], cwd=out,
-                             env=env, capture_output=True, text=True, timeout=120)
+                             env=env, capture_output=True, text=True, timeout=scaled(120))
     assert fetched.returncode == 0, fetched.stdout + fetched.stderr
     lab02 = Path("lab02_autograd") / "lab02_autograd.ipynb"
     assert (out / "work" / lab02).read_bytes() == (out / "notebooks" / lab02).read_bytes()
@@ -90,7 +91,7 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
                "a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\nb = a + a\n"
                "print(BackwardStepper((b + b).sum()).steps[-1].received)\n")
     run = subprocess.run([sys.executable, "-c", stepper], cwd=out, env=env, capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=scaled(300))
     assert "[4. 4. 4.]" in run.stdout, run.stdout + run.stderr
 
 
@@ -116,6 +117,6 @@ def test_a_named_reveal_stubs_that_definition_only(tmp_path):
             "    print('REFUSED', e)\n")
     run = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path,
                          env={**os.environ, "PYTHONPATH": str(out)}, capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=scaled(120))
     assert "REFUSED coursekit.data.sampler.BatchSampler is part of the reference answer of " \
            "lab05_data" in run.stdout, run.stdout + run.stderr

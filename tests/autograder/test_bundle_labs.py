@@ -22,6 +22,7 @@ import pytest
 
 from autograder import manifest
 from autograder.bundle import build_bundle
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -36,10 +37,10 @@ def _install(bundle: Path, target: Path) -> Path:
     wheels = target.parent / f"{target.name}-wheel"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
                     "--no-build-isolation", "-w", str(wheels), str(bundle)], check=True,
-                   capture_output=True, timeout=300)
+                   capture_output=True, timeout=scaled(300))
     wheel = next(wheels.glob("coursekit-*.whl"))
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                    str(target), str(wheel)], check=True, capture_output=True, timeout=300)
+                    str(target), str(wheel)], check=True, capture_output=True, timeout=scaled(300))
     return target
 
 
@@ -54,7 +55,7 @@ def _validate(bundle: Path, installed: Path, lab: manifest.Lab, work: Path) -> s
          "import sys, coursekit; assert coursekit.__file__.startswith(sys.argv[1]), "
          "coursekit.__file__\nfrom coursekit.cli import main\nsys.exit(main(['validate', "
          "sys.argv[2]]))", str(installed), str(notebook)],
-        cwd=bundle, env=env, capture_output=True, text=True, timeout=900)
+        cwd=bundle, env=env, capture_output=True, text=True, timeout=scaled(900))
     return run.stdout + run.stderr
 
 

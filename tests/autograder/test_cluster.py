@@ -29,6 +29,7 @@ from autograder.autograde import FORKED, autograde
 from autograder.demo import DEMO_LAB, demo_limits
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
+from machine_load import scaled
 from test_demo_command import repo_demo  # noqa: F401 — the fixture, used by name
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed "
@@ -59,7 +60,7 @@ def _rows(url: str) -> int:
 
 def _kill_a_busy_worker(address: str, stop: threading.Event, killed: list) -> None:
     """Once a worker has been grading for a while, SIGKILL its process."""
-    client = distributed.Client(address, timeout=30, set_as_default=False)
+    client = distributed.Client(address, timeout=scaled(30), set_as_default=False)
     try:
         pids = client.run(os.getpid)
         busy_since: dict[str, float] = {}
@@ -165,7 +166,7 @@ def test_a_scheduler_that_dies_mid_run_keeps_what_was_graded(demo, tmp_path):
             assert time.monotonic() < deadline and grader.poll() is None, grader.communicate()
             time.sleep(0.5)
         scheduler.send_signal(signal.SIGKILL)
-        out, err = grader.communicate(timeout=300)
+        out, err = grader.communicate(timeout=scaled(300))
     finally:
         for process in (grader, worker, scheduler):
             if process is not None and process.poll() is None:

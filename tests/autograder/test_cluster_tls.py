@@ -20,6 +20,7 @@ import pytest
 from conftest import make_fixture_course
 from autograder import demo_class
 from test_cluster import _free_port, _stored
+from machine_load import scaled
 
 pytest.importorskip("distributed", reason="dask.distributed is not installed "
                                           "(pip install -e '.[scale]')")
@@ -47,7 +48,7 @@ def _grade(course, address: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "coursekit.cli", "autograde", "--root", str(course.root),
          "--no-progress", "--cluster", address, "--student", "ada_full"],
-        env=env, capture_output=True, text=True, timeout=600)
+        env=env, capture_output=True, text=True, timeout=scaled(600))
 
 
 def test_a_tls_cluster_grades_and_refuses_a_grader_without_its_certificates(tmp_path):

@@ -22,13 +22,15 @@ from autograder import demo_class
 from autograder.manifest import REPO_ROOT
 from conftest import TEST_LIMITS, make_fixture_course
 from nbgrader.utils import get_username
+from machine_load import scaled
 
 pytestmark = pytest.mark.slow
 LAB = "labfx"
 
 
 def _run(args: list[str], cwd, env) -> str:
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=scaled(600))
     assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 

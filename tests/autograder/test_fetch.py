@@ -20,6 +20,7 @@ import pytest
 from autograder import manifest
 from autograder.fetch import FetchError, fetch, fetch_lab, find_lab, work_folder
 from autograder.release import write_release
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 DAY = date(2027, 3, 1)
@@ -30,12 +31,12 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
 
 def git(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=folder, env={**os.environ, **GIT_ENV},
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=scaled(60))
 
 
 def coursekit(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "coursekit.cli", *args], cwd=folder,
-                          capture_output=True, text=True, timeout=120,
+                          capture_output=True, text=True, timeout=scaled(120),
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
 

@@ -36,8 +36,9 @@ import pytest
 
 from autograder import sandbox
 from autograder.autograde import ERROR
+from machine_load import scaled, slowdown
 from test_forked_kernels import (  # noqa: F401 — fixtures used by name
-    LIMITS, Slot, _left_after, course, make_slot)
+    LIMITS, WAIT_S, Slot, _left_after, course, make_slot)
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +69,7 @@ HARNESS = textwrap.dedent('''
     import json, os, sys, threading, time
 
     if __name__ == "__main__":
-        fifo, patterns = sys.argv[1], json.loads(sys.argv[3])
+        fifo, patterns, pause = sys.argv[1], json.loads(sys.argv[3]), float(sys.argv[4])
         lines = []
 
         def read():
@@ -82,7 +83,7 @@ HARNESS = textwrap.dedent('''
         monitor.install(fifo, for_patterns(patterns))
         student = open(sys.argv[2]).read()
         exec(compile(student, "/home/student/lab10.py", "exec"), {"__name__": "__main__"})
-        time.sleep(0.5)
+        time.sleep(pause)   # for the reader to take the last reports
         print("REPORTS", json.dumps(lines))
 ''')
 
@@ -95,8 +96,9 @@ def _monitored(tmp_path: Path, student: str, patterns=("torch.distributed.all_re
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo),
-                           str(tmp_path / "student.py"), json.dumps(list(patterns))],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                           str(tmp_path / "student.py"), json.dumps(list(patterns)),
+                           str(scaled(0.5))],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=scaled(300),
                           env={**os.environ, "OMP_NUM_THREADS": "1"})
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-3000:])
@@ -383,7 +385,7 @@ try:
     signal.setitimer(signal.ITIMER_REAL, 0.3)
 except Exception as error:
     print("signal handler:", error)
-await asyncio.sleep(1.5)
+await asyncio.sleep(PAUSE_S)
 '''
 STARTED_IN_A_KERNEL = ("by_ctypes.txt", "by_loop_callback.txt", "by_signal_handler.txt")
 
@@ -393,7 +395,8 @@ def unmonitored(course):
     slot = Slot(course, sandbox.probe(course), LIMITS)
     try:
         with _setting_up():
-            outcome = slot.grade("cal_unmonitored", slot.notebook(UNMONITORED_IN_A_KERNEL))
+            outcome = slot.grade("cal_unmonitored", slot.notebook(
+                f"PAUSE_S = {scaled(1.5)}\n" + UNMONITORED_IN_A_KERNEL))
             folder = slot.graded("cal_unmonitored")
             ran = {name: (folder / name).read_text().strip() if (folder / name).exists()
                    else None for name in STARTED_IN_A_KERNEL}
@@ -444,7 +447,8 @@ ctypes.CDLL(None).ptrace(16, child.pid, None, None)   # PTRACE_ATTACH: the child
 time.sleep(1000)
 """
 
-NATIVE_A = _SYSCALLS + f"ZOMBIE_LEADER, TRACER = {ZOMBIE_LEADER!r}, {TRACER!r}\n" + r"""
+NATIVE_A = (_SYSCALLS + f"ZOMBIE_LEADER, TRACER = {ZOMBIE_LEADER!r}, {TRACER!r}\n"
+            + f"WAIT_S = {WAIT_S}\n") + r"""
 import ctypes, json, os, subprocess, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -485,17 +489,34 @@ zombie = subprocess.Popen([sys.executable, "-c", ZOMBIE_LEADER], **quiet)
 # new processes all the time, while the cleaner runs (each lives 0.2 s)
 subprocess.Popen(["sh", "-c", "while :; do (sleep 0.2 &); echo x >> beat-churn.txt; "
                   "sleep 0.01; done"], **quiet)
-time.sleep(1.5)
-done["pids"] = []
-for pid in os.listdir("/proc"):
-    try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-        command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
-        done["pids"].append(f"{state} {command[:80]}")
-    except (OSError, IndexError):
-        pass
+
+
+def running():
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+            command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+            found.append(f"{state} {command[:80]}")
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+# Until every kind runs and beats (a busy machine starts them slowly), at most WAIT_S.
+KINDS = ("T sleep 1001", "t sleep 1002", "beat-userns-pidns", "beat-namespaces", "beat-churn")
+BEATS = ("userns-pidns", "namespaces", "zombie-leader", "churn")
+deadline = time.monotonic() + WAIT_S
+while True:
+    done["pids"] = running()
+    listed = "\n".join(done["pids"])
+    if time.monotonic() > deadline or (all(kind in listed for kind in KINDS) and all(
+            os.path.exists(f"beat-{name}.txt") for name in BEATS)):
+        break
+    time.sleep(0.05)
 size = os.path.getsize("beat-zombie-leader.txt")
-time.sleep(0.3)
+while os.path.getsize("beat-zombie-leader.txt") == size and time.monotonic() < deadline:
+    time.sleep(0.05)
 state = [line.split()[1] for line in open(f"/proc/{zombie.pid}/status") if line[:6] == "State:"]
 done["zombie_leader"] = [state[0], os.path.getsize("beat-zombie-leader.txt") - size]
 done["unshare"] = subprocess.run(["unshare", "-Ur", "true"], capture_output=True).returncode
@@ -533,12 +554,12 @@ json.dump(found, open("b_native.json", "w"))
 """
 
 # The sanctioned way to a program without the monitor: a spawn start (reported, not refused).
-SPAWN = r'''
+SPAWN = f"WAIT_S = {WAIT_S}\n" + r'''
 import multiprocessing
 _child = multiprocessing.get_context("spawn").Process(target=exec,
                                                      args=(NATIVE, {"__name__": "native"}))
 _child.start()
-_child.join(60)
+_child.join(WAIT_S)
 print("native exit", _child.exitcode)
 '''
 
@@ -631,7 +652,7 @@ def ann_then_bob(course):
         seen["left"] = _left_after(slot.zygote.uid)
         folder = slot.graded("ann_escapes")
         sizes = {p.name: p.stat().st_size for p in folder.glob("beat-*.txt")}
-        time.sleep(0.3)
+        time.sleep(0.3 * slowdown())   # a live beat writes six times meanwhile
         seen["beats"] = {name: (size, (folder / name).stat().st_size)
                          for name, size in sizes.items()}
         seen["b"] = slot.grade("bob_looks", slot.notebook(f"NATIVE = {NATIVE_B!r}\n" + SPAWN))

@@ -29,6 +29,7 @@ import dataclasses
 import json
 import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -40,12 +41,16 @@ from autograder import demo_class, forked, sandbox
 from autograder.autograde import Grader, Overrides, prepare_lab
 from autograder.collect import FOUND, Submission
 from conftest import make_fixture_course
+from machine_load import scaled, slowdown
 
 pytestmark = pytest.mark.slow
 
 MEMORY_MB = 2048
-# Generous: a loaded CI machine (two test workers and their kernels on two cores) is slow.
-LIMITS = Overrides(cell_timeout_s=60, time_limit_s=180, memory_mb=MEMORY_MB)
+# Generous, and longer on a busy machine (machine_load): a loaded CI machine (two test workers
+# and their kernels on two cores) is slow.
+LIMITS = Overrides(cell_timeout_s=scaled(60), time_limit_s=scaled(180), memory_mb=MEMORY_MB)
+# How long a student's cell waits for the test (or for its own daemons): within its timeout.
+WAIT_S = LIMITS.cell_timeout_s - 10
 
 
 # --------------------------------------------------------------------------- the slot
@@ -79,6 +84,7 @@ class Slot:
         self.loop = asyncio.new_event_loop()
         self.grader = Grader(course, status, overrides, fork_kernels=True)
         self.grader.zygotes = forked.ZygotePool(course, status, 1)
+        self.grading = 0   # gradings running now
 
     def notebook(self, extra: str | None = None, answers: dict[str, str] | None = None):
         """The solution (``answers`` replace some answer cells) with ``extra`` as a cell the
@@ -102,10 +108,25 @@ class Slot:
         """Grade ``nb`` as ``student``: forked in the slot, or in a fresh kernel."""
         sub = self.submission(student, nb)
         grader = Grader(self.course, self.status, self.overrides) if fresh else self.grader
-        outcome = await grader.grade(sub, self.context)
+        self.grading += 1
+        try:
+            outcome = await grader.grade(sub, self.context)
+        finally:
+            self.grading -= 1
         if not fresh:
             assert self.grader.zygotes.fallbacks == {}, "graded in a fresh kernel, not forked"
         return outcome
+
+    async def kernel_says_ready(self) -> forked.Zygote | None:
+        """The slot's zygote, once its kernel has written ``ready`` in its working folder; None
+        when the grading ended first. No deadline of its own: on a busy machine the kernel
+        takes longer, and the grading ends within its time limit anyway."""
+        while self.grading:
+            zygotes = self.grader.zygotes.zygotes
+            if zygotes and (zygotes[0].work_root / "w" / "ready").exists():
+                return zygotes[0]
+            await asyncio.sleep(0.02)
+        return None
 
     def run(self, *work) -> list:
         """The coroutines ``work`` run together (at most one of them grades in the slot at a
@@ -122,7 +143,8 @@ class Slot:
     @property
     def zygote(self) -> forked.Zygote:
         zygotes = self.grader.zygotes.zygotes
-        assert len(zygotes) == 1 and zygotes[0].alive, f"the slot holds no live zygote: {zygotes}"
+        assert len(zygotes) == 1 and zygotes[0].alive, (
+            f"the slot holds no live zygote: {zygotes}; stopped: {self.grader.zygotes.stopped}")
         return zygotes[0]
 
     def identity(self) -> tuple[int, int, int]:
@@ -194,9 +216,10 @@ def _processes_of(uid: int) -> list[str]:
 
 
 def _left_after(uid: int, within_s: float = 5.0) -> list[str]:
-    """Processes of ``uid`` still alive ``within_s`` after a grading returned (a little
-    patience for the kernel's own exit; a survivor never goes away)."""
-    deadline = time.monotonic() + within_s
+    """Processes of ``uid`` still alive ``within_s`` (an idle machine's, scaled to this one's
+    load) after a grading returned (a little patience for the kernel's own exit; a survivor
+    never goes away)."""
+    deadline = time.monotonic() + scaled(within_s)
     while (left := _processes_of(uid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
@@ -325,7 +348,7 @@ def test_files_and_ipc_objects_a_student_leaves_never_reach_the_next(make_slot):
 
 # --------------------------------------------------------------------------- 2. daemons
 
-START_DAEMONS = SHELL + r'''
+START_DAEMONS = SHELL + f"WAIT_S = {WAIT_S}\n" + r'''
 import json, os, time
 # Orphans of a shell that exits at once (reparented to the sandbox's init): one in a session
 # of its own that ignores SIGHUP and SIGTERM and writes every 50 ms, in /tmp and in its
@@ -333,7 +356,7 @@ import json, os, time
 beat = "while :; do echo x >> /tmp/beat_by_a; echo x >> beat.txt; sleep 0.05; done"
 shell(f"trap '' HUP TERM; setsid sh -c '{beat}' </dev/null >/dev/null 2>&1 & "
           "sleep 1000 </dev/null >/dev/null 2>&1 & echo started")
-deadline = time.monotonic() + 10
+deadline = time.monotonic() + WAIT_S
 while time.monotonic() < deadline and (not os.path.exists("beat.txt")
                                        or os.path.getsize("beat.txt") < 6):
     time.sleep(0.05)
@@ -347,10 +370,10 @@ for pid in os.listdir("/proc"):
 json.dump({"beats": os.path.getsize("beat.txt"), "commands": commands}, open("a_seen.json", "w"))
 '''
 
-LOOK_FOR_DAEMONS = r'''
+LOOK_FOR_DAEMONS = f"PAUSE_S = {0.3 * slowdown()}\n" + r'''
 import json, os, time
 before = os.path.exists("/tmp/beat_by_a")
-time.sleep(0.3)          # a live daemon writes six times meanwhile
+time.sleep(PAUSE_S)      # a live daemon writes six times meanwhile
 commands = []
 for pid in os.listdir("/proc"):
     if pid.isdigit() and int(pid) != os.getpid():
@@ -385,7 +408,7 @@ def test_a_daemon_a_student_leaves_is_dead_before_the_next_student(course, make_
     assert _left_after(zygote.uid) == []
     beats = slot.graded(ann) / "beat.txt"
     size = beats.stat().st_size
-    time.sleep(0.3)
+    time.sleep(0.3 * slowdown())   # a live daemon writes six times meanwhile
     assert beats.stat().st_size == size, "a daemon still writes into ann's graded folder"
 
     b = slot.grade(bob, slot.notebook(LOOK_FOR_DAEMONS))
@@ -402,7 +425,7 @@ def test_a_daemon_a_student_leaves_is_dead_before_the_next_student(course, make_
 
 # --------------------------------------------------------------------------- 3. confinement
 
-PROBE_CONFINEMENT = r'''
+PROBE_CONFINEMENT = f"WAIT_S = {WAIT_S}\n" + r'''
 import glob, json, os, resource, socket, sys, time
 report = {"uid": os.getresuid(), "gid": os.getresgid(), "groups": os.getgroups(),
           "limits": {name: list(resource.getrlimit(getattr(resource, "RLIMIT_" + name)))
@@ -441,7 +464,7 @@ report["held_zygote_sockets"] = [t for t in held if t[len("socket:["):-1] in zyg
 report["held"] = held
 json.dump(report, open("kernel_report.json", "w"))
 open("ready", "w").close()
-deadline = time.monotonic() + 15       # the test looks at this process from the host
+deadline = time.monotonic() + WAIT_S   # the test looks at this process from the host
 while not os.path.exists("go") and time.monotonic() < deadline:
     time.sleep(0.02)
 '''
@@ -455,16 +478,10 @@ def confined(course):
 
     async def look():
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                zygotes = slot.grader.zygotes.zygotes
-                if zygotes and (zygotes[0].work_root / "w" / "ready").exists():
-                    break
-                await asyncio.sleep(0.02)
-            else:
+            zygote = await slot.kernel_says_ready()
+            if zygote is None:
                 host["error"] = "the kernel never said it was ready"
                 return
-            zygote = zygotes[0]
             host["uid"] = zygote.uid
             host["processes"] = _processes_of(zygote.uid)
             (kernel,) = [int(p.split(":")[0]) for p in host["processes"]]
@@ -579,7 +596,9 @@ DEAF_LOOP = ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\n"
 
 
 def test_an_infinite_loop_is_stopped_as_in_a_fresh_kernel_and_the_slot_goes_on(make_slot):
-    timeout = 2
+    # Short, to keep the loops cheap; longer on a busy machine, where an honest check of the
+    # same notebook may take over 2 s.
+    timeout = scaled(2)
     slot = make_slot(overrides=dataclasses.replace(LIMITS, cell_timeout_s=timeout))
     honest = slot.notebook()
     loop, deaf = (slot.notebook(answers={"relu": code}) for code in (LOOP, DEAF_LOOP))
@@ -659,11 +678,11 @@ def test_a_kernel_that_dies_is_reported_as_a_fresh_one_and_the_slot_goes_on(deat
                for r in died.reasons), died.reasons
 
 
-WORK_THEN_WAIT = r'''
+WORK_THEN_WAIT = f"WAIT_S = {WAIT_S}\n" + r'''
 import os, time
 open("kept_by_student.txt", "w").write("written before the kernel died")
 open("ready", "w").close()
-deadline = time.monotonic() + 15       # the test kills the slot's zygote meanwhile
+deadline = time.monotonic() + WAIT_S   # the test kills the slot's zygote meanwhile
 while time.monotonic() < deadline:
     time.sleep(0.05)
 '''
@@ -676,13 +695,9 @@ def test_a_slot_whose_zygote_dies_keeps_the_students_work_and_grade(make_slot):
     slot = make_slot()
 
     async def kill_the_zygote():
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            zygotes = slot.grader.zygotes.zygotes
-            if zygotes and (zygotes[0].work_root / "w" / "ready").exists():
-                zygotes[0].process.kill()
-                return
-            await asyncio.sleep(0.02)
+        zygote = await slot.kernel_says_ready()
+        if zygote is not None:
+            zygote.process.kill()
 
     orphan = slot.grade("zoe_orphan", slot.notebook(WORK_THEN_WAIT), beside=kill_the_zygote())
     after = slot.grade("ida_after_zygote", slot.notebook())
@@ -691,6 +706,56 @@ def test_a_slot_whose_zygote_dies_keeps_the_students_work_and_grade(make_slot):
     assert orphan.status == "graded", orphan.reasons
     assert orphan.score == pytest.approx(orphan.auto_max_score), orphan.reasons
     assert (slot.graded("zoe_orphan") / "kept_by_student.txt").is_file()
+
+
+WAIT_FOR_GO = f"WAIT_S = {WAIT_S}\n" + r'''
+import os, time
+open("ready", "w").close()
+deadline = time.monotonic() + WAIT_S   # the test stops the slot's zygote meanwhile
+while not os.path.exists("go") and time.monotonic() < deadline:
+    time.sleep(0.02)
+'''
+
+
+def test_a_zygote_that_does_not_settle_is_stopped_and_the_outcome_and_the_run_say_so(
+        make_slot, monkeypatch):
+    """The slot's zygote stopped (SIGSTOP) while its kernel runs never says it is idle, nor
+    that it cleans up: its sandbox is killed, with the kernel and all the student left; the
+    student keeps the grade; the outcome and the run's ``kernels:`` line say the zygote was
+    stopped; the slot starts a new one for the next student."""
+    monkeypatch.setattr(forked, "SETTLE_QUIET_S", 3.0)   # 30 s: a stopped process never answers
+    slot = make_slot()
+    seen: dict = {}
+
+    async def stop_the_zygote():
+        try:
+            zygote = seen["zygote"] = await slot.kernel_says_ready()
+            if zygote is None:
+                return
+            (kernel,) = [int(p.split(":")[0]) for p in _processes_of(zygote.uid)]
+            seen["stopped"] = int(_status_fields(kernel)["PPid"])
+            os.kill(seen["stopped"], signal.SIGSTOP)
+        finally:
+            for zygote in slot.grader.zygotes.zygotes:
+                if (zygote.work_root / "w").is_dir():
+                    (zygote.work_root / "w" / "go").touch()
+
+    quiet = slot.grade("quinn_quiet", slot.notebook(WAIT_FOR_GO), beside=stop_the_zygote())
+    assert "stopped" in seen, "the kernel never said it was ready"
+    zygote = seen["zygote"]
+    assert f"; the slot's pre-warmed kernel process did not settle after this kernel (no " \
+           f"answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
+        quiet.sandbox
+    assert quiet.score == pytest.approx(quiet.auto_max_score), quiet.reasons
+    assert (slot.graded("quinn_quiet") / "ready").is_file()
+    assert not zygote.alive and slot.grader.zygotes.zygotes == []
+    assert _left_after(zygote.uid) == [], "the stopped zygote's sandbox outlived it"
+    assert slot.grader.zygotes.stopped == [f"{slot.lab.id}: no answer and no sign of its "
+                                           f"clean-up for 3.0 s"]
+    after = slot.grade("ida_after_quiet", slot.notebook())
+    assert after.score == pytest.approx(after.auto_max_score), after.reasons
+    assert slot.identity()[1] != zygote.process.pid
+    assert "did not settle" not in after.sandbox, after.sandbox
 
 
 # --------------------------------------------------------------------------- 6. work folders

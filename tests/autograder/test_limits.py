@@ -24,6 +24,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from autograder import execute, sandbox
 from autograder.graded_folder import KEEP_FILE_MB, trim
 from autograder.execute import run_notebook
+from machine_load import scaled
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def confined(course, status, folder: Path, script: str, limits: sandbox.Limits,
              timeout: float = 60, popen: bool = False):
     """Run ``python -c script`` exactly as a kernel runs (cgroup, bubblewrap, uid, rlimits),
     in ``folder``; returns the finished process (or, with ``popen``, the running one and its
-    confinement, to close after)."""
+    confinement, to close after). ``timeout`` is an idle machine's, scaled to this one's load."""
     folder.mkdir(parents=True, exist_ok=True)
     runtime = sandbox.runtime_dir()
     confinement = sandbox.Confinement(status.enforcement, limits, (folder, runtime))
@@ -50,7 +51,8 @@ def confined(course, status, folder: Path, script: str, limits: sandbox.Limits,
     if popen:
         return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True), confinement
     try:
-        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(cmd, env=env, capture_output=True, text=True,
+                              timeout=scaled(timeout))
     finally:
         confinement.close()
         shutil.rmtree(runtime, ignore_errors=True)
@@ -119,15 +121,16 @@ def test_children_together_cannot_exceed_the_memory_budget(fixture_course, statu
                    for m in status.limits_not_held)
         assert "LIMITS NOT ENFORCED" in status.warning
         pytest.skip("no memory cgroup here, and the status says so loudly")
-    # Each child stays under the per-process address-space limit; together they do not fit.
-    result = confined(fixture_course, status, tmp_path / "work", """
+    # Each child stays under the per-process address-space limit; together they do not fit
+    # (each holds its block long enough for the other to make its own, on a busy machine too).
+    result = confined(fixture_course, status, tmp_path / "work", f"""
         import json, os, time
         children = []
         for _ in range(2):
             pid = os.fork()
             if pid == 0:
                 block = b"x" * (170 * 2**20)
-                time.sleep(1.5)
+                time.sleep({scaled(1.5)})
                 os._exit(0)
             children.append(pid)
         codes = [os.waitpid(pid, 0)[1] for pid in children]
@@ -174,6 +177,7 @@ def test_a_fork_bomb_is_capped(fixture_course, status, tmp_path):
     if not held:
         assert any(m.startswith("process count") for m in status.limits_not_held)
         pytest.skip("no per-submission process cap here, and the status says so")
+    # The sleepers outlive any wait below, unless they go with the sandbox.
     started = time.monotonic()
     result = confined(fixture_course, status, tmp_path / "work", """
         import os, time
@@ -181,7 +185,7 @@ def test_a_fork_bomb_is_capped(fixture_course, status, tmp_path):
         try:
             while born < 1000:
                 if os.fork() == 0:
-                    time.sleep(30)
+                    time.sleep(600)
                     os._exit(0)
                 born += 1
         except OSError as error:
@@ -190,7 +194,7 @@ def test_a_fork_bomb_is_capped(fixture_course, status, tmp_path):
     assert result.returncode == 0, result.stderr
     born, error = result.stdout.split()
     assert int(born) < 40 and error == "BlockingIOError"
-    assert time.monotonic() - started < 20  # the sleepers went with the sandbox
+    assert time.monotonic() - started < scaled(20)  # the sleepers went with the sandbox
     assert not _groups_of_this_process()
 
 
@@ -259,7 +263,7 @@ def _run(course, status, nb, workdir, *, cell_timeout: float, limits=None):
                                     limits=limits or sandbox.Limits(memory_mb=2048, cpu_s=120),
                                     status=status)
         return asyncio.run(run_notebook(nb, km, cwd=workdir, env={"PATH": "/usr/bin:/bin"},
-                                        cell_timeout=cell_timeout, time_limit=120))
+                                        cell_timeout=cell_timeout, time_limit=scaled(120)))
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
 
@@ -285,7 +289,7 @@ def test_a_print_flood_keeps_the_graders_memory_bounded(fixture_course, status, 
     workdir = tmp_path / "work"
     workdir.mkdir()
     before = _rss_mb()
-    execution = _run(fixture_course, status, nb, workdir, cell_timeout=60)
+    execution = _run(fixture_course, status, nb, workdir, cell_timeout=scaled(60))
     grown = _rss_mb() - before
     kept = sum(len(json.dumps(o)) for c in nb.cells for o in c.get("outputs", []))
     assert kept < cap * 1.1

@@ -16,6 +16,11 @@ from autograder.autograde import FORKED, autograde
 from autograder.execute import run_notebook
 from autograder.feedback import render
 from coursekit.cli import main as cli
+from conftest import TEST_LIMITS
+
+# The demo class's limits, on the command line (longer on a busy machine).
+LIMITS = ["--cell-timeout", str(TEST_LIMITS.cell_timeout_s),
+          "--time-limit", str(TEST_LIMITS.time_limit_s)]
 
 
 def _row_counts(url: str) -> dict[str, int]:
@@ -66,7 +71,7 @@ def test_db_option_writes_to_another_sqlalchemy_url(graded_class, tmp_path, caps
     default_counts = _row_counts(graded_class.db_url)
     root = ["--root", str(graded_class.course.root)]
     assert cli(["autograde", "--db", other, "--student", "ada_full", "--student", "max_missing",
-                "--jobs", "2", "--cell-timeout", "10", "--no-progress", *root]) == 0
+                "--jobs", "2", *LIMITS, "--no-progress", *root]) == 0
     out = capsys.readouterr().out
     assert "ada_full" in out and "max_missing" in out and other in out
     assert "kernels: forked from a pre-warmed kernel per job slot\n" in out
@@ -168,7 +173,7 @@ def test_fresh_kernels_on_request_grade_the_same(graded_class, tmp_path, capsys)
     scores = {}
     for flag in ("--fresh-kernels", None):
         url = f"sqlite:///{tmp_path / f'{flag}.db'}"
-        assert cli(["autograde", "--db", url, "--student", "ada_full", "--cell-timeout", "10",
+        assert cli(["autograde", "--db", url, "--student", "ada_full", *LIMITS,
                     "--no-progress", *root, *([flag] if flag else [])]) == 0
         out = capsys.readouterr().out
         gradebook = gb.open_gradebook(url)
@@ -186,7 +191,7 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
     other = f"sqlite:///{tmp_path / 'unsandboxed.db'}"
     root = ["--root", str(graded_class.course.root)]
     assert cli(["autograde", "--no-sandbox", "--db", other, "--student", "ada_full",
-                "--cell-timeout", "10", "--no-progress", *root]) == 0
+                *LIMITS, "--no-progress", *root]) == 0
     out = capsys.readouterr().out
     assert "SANDBOX UNAVAILABLE" in out
     gradebook = gb.open_gradebook(other)

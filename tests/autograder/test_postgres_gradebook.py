@@ -19,6 +19,7 @@ import postgres_server
 from autograder import demo_class, gradebook as gb
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
+from machine_load import scaled
 
 pytestmark = pytest.mark.slow
 STUDENTS = ["ada_full", "ben_partial", "max_missing", "uma_reference"]
@@ -86,7 +87,7 @@ def test_two_graders_at_once_on_one_postgresql_gradebook(server, demo):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     graders = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True) for _ in range(2)]
-    outputs = [grader.communicate(timeout=600)[0] for grader in graders]
+    outputs = [grader.communicate(timeout=scaled(600))[0] for grader in graders]
     assert [grader.returncode for grader in graders] == [0, 0], outputs
 
     assert _count(url, gb.OutcomeRow.__table__) == len(STUDENTS)

@@ -17,6 +17,7 @@ import pytest
 from autograder import commands, manifest
 from autograder import similarity as sim
 from autograder.planted_class import DISGUISES, REFERENCE_COPIES, planted_class
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -126,7 +127,7 @@ def test_fingerprints_are_the_same_in_every_process():
     for seed in ("1", "2"):
         there = subprocess.run([sys.executable, "-c", script], input=code, text=True, cwd=REPO,
                                env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True,
-                               timeout=120, check=True).stdout
+                               timeout=scaled(120), check=True).stdout
         assert there.strip() == str(here)
     assert here and sim.kgram_hashes("return V*V*V").size == 0  # shorter than K: no k-gram
     assert sim.kgram_hashes("a" * sim.K).tolist() == [sim.kgram_hashes("a" * (sim.K + 1))[0]]

@@ -15,6 +15,7 @@ from coursekit.data import CollateError, default_collate
 
 torch = pytest.importorskip("torch")
 import torch.utils.data as tud  # noqa: E402
+from machine_load import scaled  # noqa: E402
 
 
 def _coursekit():
@@ -137,5 +138,6 @@ def test_importing_coursekit_data_does_not_import_torch():
         assert "torch" not in sys.modules, "loading NumPy data loaded torch"
         """
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=scaled(120))
     assert result.returncode == 0, result.stderr

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import coursekit.data as ckd
+from machine_load import scaled
 
 torch = pytest.importorskip("torch")
 
@@ -172,7 +173,7 @@ def test_a_killed_worker_gives_an_error_not_a_hang(how, pattern):
     with pytest.raises(ckd.WorkerDiedError, match=rf"worker 0 \(pid \d+\) exited unexpectedly \({pattern}\) "
                                                   r"while it was loading batch 2 \(sample indices \[4, 5\]\)"):
         list(loader)
-    assert time.monotonic() - start < 20, "death must be noticed at once, not after a long poll"
+    assert time.monotonic() - start < scaled(20), "death must be noticed at once, not after a long poll"
 
 
 @pytest.mark.timeout(60)
@@ -181,7 +182,7 @@ def test_timeout_bounds_the_wait_for_a_stuck_worker():
     start = time.monotonic()
     with pytest.raises(ckd.DataLoaderTimeoutError, match=r"batch 0 \(sample indices \[0\]\) did not arrive from worker 0 within timeout=0.5 s"):
         next(iter(loader))
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < scaled(10)
 
 
 # --- iterable datasets ---------------------------------------------------------------

@@ -20,6 +20,7 @@ from autograder import cells as lab_cells, manifest, sandbox
 from coursekit.grading import monitor
 from coursekit.grading.kernel import EXIT_PRELOAD_THREADS, PRELOAD_CHECKS_ENV, PRELOAD_ENV
 from coursekit.grading.program import CHECK_PACKAGES_ENV
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,11 +53,11 @@ def _printed_by_a_grading_kernel(tmp_path, preload: dict, code: str) -> str:
         client = km.client()
         client.start_channels()
         try:
-            await client.wait_for_ready(timeout=120)
+            await client.wait_for_ready(timeout=scaled(120))
             outputs: list[str] = []
             await client.execute_interactive(
                 code, output_hook=lambda msg: outputs.append(msg["content"].get("text", "")),
-                timeout=60)
+                timeout=scaled(60))
             return "".join(outputs)
         finally:
             client.stop_channels()
@@ -104,7 +105,7 @@ def test_a_preload_that_starts_a_thread_keeps_the_kernel_from_starting(tmp_path)
         env={**os.environ, monitor.FIFO_ENV: str(tmp_path / "never-opened"),
              PRELOAD_ENV: "import threading, time\n"
                           "threading.Thread(target=time.sleep, args=(30,), daemon=True).start()"},
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=scaled(120))
     assert started.returncode == EXIT_PRELOAD_THREADS
     assert "started threads" in started.stderr and "not grading unwatched" in started.stderr
 
@@ -142,6 +143,6 @@ def test_a_warm_up_that_starts_a_thread_keeps_the_kernel_from_starting(tmp_path)
         env={**os.environ, monitor.FIFO_ENV: str(tmp_path / "never-opened"),
              "PYTHONPATH": str(tmp_path), CHECK_PACKAGES_ENV: "threadchecks",
              PRELOAD_CHECKS_ENV: "labt.one"},
-        capture_output=True, text=True, timeout=120)
+        capture_output=True, text=True, timeout=scaled(120))
     assert started.returncode == EXIT_PRELOAD_THREADS
     assert "not grading unwatched" in started.stderr

@@ -15,6 +15,8 @@ import textwrap
 
 import pytest
 
+from machine_load import scaled
+
 pytest.importorskip("torch")
 
 HARNESS = textwrap.dedent('''
@@ -35,7 +37,7 @@ HARNESS = textwrap.dedent('''
         monitor.install(fifo, for_patterns(["torch.distributed.all_reduce"]))
         student = open(sys.argv[2]).read()
         exec(compile(student, "/home/student/lab10.py", "exec"), {"__name__": "__main__"})
-        time.sleep(0.5)
+        time.sleep(float(sys.argv[3]))   # for the reader to take the last reports
         print("REPORTS", json.dumps([[l["kind"], l["what"], l["pid"]] for l in lines]))
         print("KERNEL", os.getpid())
 ''')
@@ -47,8 +49,9 @@ def _run(tmp_path, student: str) -> tuple[list, int, str]:
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo),
-                           str(tmp_path / "student.py")], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                           str(tmp_path / "student.py"), str(scaled(0.5))],
+                          capture_output=True, text=True, timeout=scaled(300),
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     reports = json.loads(done.stdout.split("REPORTS ", 1)[1].splitlines()[0])
     kernel = int(done.stdout.split("KERNEL ", 1)[1].split()[0])

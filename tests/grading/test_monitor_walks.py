@@ -15,11 +15,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from machine_load import scaled
 
 HARNESS = textwrap.dedent('''
     import json, sys, threading, time
 
-    fifo, library, student = sys.argv[1:4]
+    fifo, library, student, pause = sys.argv[1:4] + [float(sys.argv[4])]
     lines = []
 
     def read():
@@ -33,7 +34,7 @@ HARNESS = textwrap.dedent('''
     from coursekit.grading.targets import for_patterns
     monitor.install(fifo, for_patterns(["libgen.forbidden"]))
     exec(compile(open(student).read(), "/home/student/lab.py", "exec"), {"__name__": "__main__"})
-    time.sleep(0.3)
+    time.sleep(pause)   # for the reader to take the last reports
     print("REPORTS", json.dumps([[l["kind"], l["what"]] for l in lines]))
 ''')
 
@@ -62,8 +63,9 @@ def _reports(tmp_path, student: str) -> list[str]:
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo), str(library),
-                           str(tmp_path / "student.py")], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                           str(tmp_path / "student.py"), str(scaled(0.3))],
+                          capture_output=True, text=True, timeout=scaled(120),
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     reports = json.loads(done.stdout.split("REPORTS ", 1)[1].splitlines()[0])
     return [what for kind, what in reports if kind == "call"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from machine_load import scaled
 
 pytest.importorskip("torch")
 
@@ -31,7 +32,7 @@ def _grade_output(answer_cell: str) -> str:
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell(answer_cell),
         nbformat.v4.new_code_cell('from coursekit.grading import grade\ngrade("lab03.my_relu", MyReLU)')])
-    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3").execute()
+    NotebookClient(nb, timeout=scaled(120), allow_errors=True, kernel_name="python3").execute()
     return "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[1].outputs)
 
 

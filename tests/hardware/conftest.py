@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,7 +44,7 @@ class DoctorRun:
 def doctor_run() -> DoctorRun:
     """``coursekit doctor --bench --quick --json`` run once, as a real subprocess via the CLI."""
     done = subprocess.run([sys.executable, "-m", "coursekit.cli", "doctor", "--bench", "--quick", "--json"],
-                          capture_output=True, text=True, cwd=REPO, timeout=600)
+                          capture_output=True, text=True, cwd=REPO, timeout=scaled(600))
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError as exc:

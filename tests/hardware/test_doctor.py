@@ -21,6 +21,7 @@ from coursekit.hardware import doctor as doctor_module
 from coursekit.hardware import environment, report, schema
 
 from .conftest import REPO, gpu_machine
+from machine_load import scaled
 
 
 # --- the real run ----------------------------------------------------------------------------
@@ -63,7 +64,7 @@ def test_real_exit_code_is_one_when_frameworks_are_broken(tmp_path) -> None:
         (tmp_path / name / "__init__.py").write_text(body + "\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
     done = subprocess.run([sys.executable, "-m", "coursekit.cli", "doctor", "--json"], capture_output=True,
-                          text=True, cwd=REPO, env=env, timeout=300)
+                          text=True, cwd=REPO, env=env, timeout=scaled(300))
     out = json.loads(done.stdout)
     schema.validate(out)
     assert done.returncode == 1 == out["exit_code"] and out["status"] == "broken"

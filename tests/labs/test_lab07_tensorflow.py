@@ -15,6 +15,7 @@ import pytest
 from coursekit.grading.checks import lab07
 from coursekit.grading.targets import target
 from coursekit.grading.verdict import observed
+from machine_load import scaled
 
 tf = pytest.importorskip("tensorflow")
 keras = pytest.importorskip("keras")
@@ -134,7 +135,7 @@ def test_the_setup_cell_keeps_tensorflows_start_up_notices_out_and_warnings_on()
     env["MPLBACKEND"] = "Agg"
     code = _setup_source() + "\nimport warnings\nwarnings.warn('a real warning')\n"
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=300)
+                            text=True, timeout=scaled(300))
     assert result.returncode == 0, result.stderr
     assert "eager execution: True" in result.stdout
     # Only the warning the code raised itself: no oneDNN, CPU-feature or absl lines.

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from machine_load import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = [lab["id"] for lab in tomllib.loads((ROOT / "course" / "course.toml").read_text()).get("lab", [])]
@@ -24,7 +25,7 @@ def test_untouched_release_fails_only_with_stubs_and_their_checks(lab, tmp_path)
     path = ROOT / "notebooks" / lab / f"{lab}.ipynb"
     assert path.exists(), f"{path} is missing: run `coursekit release {lab}`"
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+    NotebookClient(nb, timeout=scaled(300), kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     errors = [(index, output["ename"], output.get("evalue", ""))
               for index, cell in enumerate(nb.cells) if cell.cell_type == "code"

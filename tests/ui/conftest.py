@@ -23,9 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from machine_load import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).parent / "artifacts"   # screenshots, JupyterLab logs (git-ignored)
-STARTUP_S = 180          # a loaded CI machine starts JupyterLab in 10-60 s
+STARTUP_S = scaled(180)  # a loaded CI machine starts JupyterLab in 10-60 s; a busier one later
 BROWSERS = ("chromium", "chromium-browser")
 
 
@@ -73,7 +75,7 @@ def page(browser, request, artifacts):
     """A fresh browser page; when the test fails, its last view is saved as
     ``artifacts/<test>-failure.png``."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(60_000)
+    context.set_default_timeout(scaled(60) * 1000)
     page = context.new_page()
     try:
         yield page

@@ -16,6 +16,7 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 from coursekit.viz import LossCurve
+from machine_load import scaled
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 STEPPER = """
@@ -64,7 +65,7 @@ def test_a_batch_run_keeps_pictures_and_text_and_no_widget(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(STEPPER),
                                          nbformat.v4.new_code_cell(TRAINING)])
     env = {k: v for k, v in os.environ.items() if k != "COURSEKIT_VIZ"}
-    NotebookClient(nb, timeout=120, kernel_name="python3",
+    NotebookClient(nb, timeout=scaled(120), kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute(env=env)
     stepper, training = (cell.outputs for cell in nb.cells)
     assert not any(WIDGET in o.get("data", {}) for cell in nb.cells for o in cell.outputs)
@@ -88,7 +89,7 @@ def _run_as_jupyterlab(client, code: str) -> list[dict]:
     replies = []
     while True:
         try:
-            reply = client.get_iopub_msg(timeout=120)
+            reply = client.get_iopub_msg(timeout=scaled(120))
         except queue.Empty:
             pytest.fail(f"no idle status after {code!r}; got {replies}")
         if reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
@@ -120,7 +121,7 @@ def test_a_jupyterlab_request_gets_the_widget_and_a_plot_redrawn_in_place(tmp_pa
         # A request without a cell id, as nbclient sends, is a batch run.
         printed: list[str] = []
         client.execute_interactive(
-            "from coursekit.viz import interactive; print(interactive())", timeout=60,
+            "from coursekit.viz import interactive; print(interactive())", timeout=scaled(60),
             output_hook=lambda m: printed.append(m["content"].get("text", "")))
         assert "".join(printed).strip() == "False"
     finally:
