@@ -18,7 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder import forked
+from autograder import forked, leases
 from autograder.autograde import _kernels_used
 from coursekit.grading import zygote as zygote_module
 from machine_load import scaled
@@ -45,7 +45,6 @@ conn.sendall(b'{"idle": true}\n')
 time.sleep(60)
 '''
 
-UNUSED_UID = 1_499_999   # below the sandbox's uids: nothing runs as it
 
 
 async def _stand_in(tmp_path: Path, behaviour: str) -> tuple[forked.Zygote, Path]:
@@ -64,7 +63,8 @@ async def _stand_in(tmp_path: Path, behaviour: str) -> tuple[forked.Zygote, Path
             sys.executable, "-c", STAND_IN, str(socket_path), behaviour, str(keep_going),
             stdout=subprocess.PIPE)
         assert json.loads(await process.stdout.readline()) == {"ready": True}
-    return forked.Zygote(("labx", ()), UNUSED_UID, work, runtime, process), keep_going
+    # A uid of its own, leased as a real slot's is (stopping the stand-in releases it).
+    return forked.Zygote(("labx", ()), leases.take_uid(), work, runtime, process), keep_going
 
 
 def _pool() -> forked.ZygotePool:
@@ -85,7 +85,10 @@ def _release(tmp_path: Path, behaviour: str, *, stop_cleaning_after: float | Non
             await asyncio.sleep(stop_cleaning_after)
             keep_going.unlink()
 
-        work = [pool.release(zygote, lambda: moved.append(True))]
+        async def move_out():   # the grader moves the folder out off its event loop
+            moved.append(True)
+
+        work = [pool.release(zygote, move_out)]
         if stop_cleaning_after is not None:
             work.append(stop_cleaning())
         try:
