@@ -25,6 +25,7 @@ import shutil
 import time
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -128,6 +129,33 @@ def student_entries(submitted_dir: Path) -> Entries:
         else:
             found.students[sid] = path
     return found
+
+
+# What nbgrader's exchange writes beside a hand-in it collected
+# (``submitted/<student>/<lab>/timestamp.txt``): when the student submitted it.
+TIMESTAMP = "timestamp.txt"
+TIMESTAMP_BYTES = 100   # "2026-11-27 10:00:00.123456 UTC" and some room
+
+
+def submitted_at(submitted_dir: Path, student: str, lab: str) -> datetime | None:
+    """When ``student`` handed ``lab`` in through the exchange (UTC, naive, as nbgrader's
+    gradebook stores it), or None: a hand-in from elsewhere has no ``timestamp.txt``, and
+    one that is a link, too long or not a time counts as none. Read without following a
+    link: the student wrote what the exchange collected."""
+    from nbgrader.utils import parse_utc
+    if student_id(student) is None or student_id(lab) is None:
+        return None
+    try:
+        root = untrusted_tree.open_folder(submitted_dir)
+    except OSError:
+        return None
+    try:
+        text = untrusted_tree.read_file(root, f"{student}/{lab}/{TIMESTAMP}", TIMESTAMP_BYTES)
+        return parse_utc(text.decode("ascii").strip())
+    except (OSError, ValueError, OverflowError):   # UnicodeDecodeError is a ValueError
+        return None
+    finally:
+        os.close(root)
 
 
 def _stem(name: str) -> str:
@@ -425,6 +453,55 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
     why = f"no notebook for {lab.id} in the submission"
     return Submission(student, lab.id, MISSING, None, None, None,
                       [why + (f" (found only {looked})" if looked else " (no notebooks at all)")])
+
+
+def _archive_candidates(archive: Path) -> list[_Candidate]:
+    """Every ``.ipynb`` member of the zip ``archive``, read from the archive in place (never
+    unpacked); none when the archive itself cannot be read."""
+    found = []
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = zf.infolist()
+            if len(members) > MAX_MEMBERS:
+                return []
+            for info in members:
+                parts = info.filename.split("/")
+                if (info.is_dir() or not info.filename.endswith(".ipynb")
+                        or SKIPPED_PARTS & set(parts) or ".." in parts):
+                    continue
+                path = archive / info.filename.lstrip("/")
+                try:
+                    with zf.open(info) as handle:
+                        nb, notes = parse_submitted(handle, info.file_size, path.name)
+                    mtime = time.mktime(info.date_time + (0, 0, -1))
+                    found.append(_Candidate(path, nb, "", mtime, notes))
+                except NotANotebook as error:
+                    found.append(_Candidate(path, None, str(error), 0.0))
+                except Exception as error:  # noqa: BLE001 — a damaged member is unreadable
+                    found.append(_Candidate(path, None, _member_problem(info, error), 0.0))
+    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError):
+        return []
+    return found
+
+
+def labs_handed_in(entry: Path, labs: list[Lab], lab_ids: dict[str, set[str]]) -> set[str]:
+    """The labs of ``labs`` that a student's hand-in ``entry`` (their folder or zip in the
+    class folder) holds a notebook of, matched as grading matches it (by cell ids), without
+    unpacking or grading anything: what the formgrader counts as handed in before it is
+    graded. A corrupt file counts for the lab its name suggests (grading, which must give
+    every lab an outcome, also blames it on a lab when it is the only suspect), and an
+    archive that cannot be read counts for no lab until it is graded."""
+    try:
+        candidates = (_archive_candidates(entry) if entry.is_file()
+                      else _candidates(entry))
+    except OSError:
+        return set()
+    found = set()
+    for lab in labs:
+        sub = match(entry, lab, lab_ids[lab.id], candidates, "")
+        if sub.status == FOUND or (sub.status == CORRUPT and _looks_like(sub.path, lab)):
+            found.add(lab.id)
+    return found
 
 
 def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],
