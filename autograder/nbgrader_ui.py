@@ -343,15 +343,15 @@ class CoursekitAPI(NbGraderAPI):
         lines = []
         if released:
             lines.append(f"released the feedback on {assignment_id} to {len(released)} "
-                         f"student(s) through the exchange: {', '.join(released)}; each "
-                         f"gets it with Fetch Feedback in Assignment List")
+                         f"student(s) through the exchange: {', '.join(released)} (they get "
+                         f"it with Fetch Feedback in Assignment List)")
         if no_page:
-            lines.append(f"no feedback page for {assignment_id} yet (Generate Feedback "
-                         f"first): {', '.join(no_page)}")
+            lines.append(f"no feedback page on {assignment_id} yet for {', '.join(no_page)}: "
+                         f"Generate Feedback first")
         if elsewhere:
-            lines.append(f"did not hand {assignment_id} in through the exchange, so it cannot "
-                         f"hand them a page; give them theirs from "
-                         f"{where}/<student>/{assignment_id}/ yourself: {', '.join(elsewhere)}")
+            lines.append(f"not handed in through the exchange, which therefore cannot hand "
+                         f"them a page: {', '.join(elsewhere)}; give them theirs from "
+                         f"{where}/<student>/{assignment_id}/ yourself")
         if not folders:
             lines.append(f"no feedback for {assignment_id} under {where}/ yet: generate it "
                          f"first")

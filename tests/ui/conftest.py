@@ -4,6 +4,10 @@ The browser is the system's (``apt-get install chromium``; ``make`` installs it 
 to Playwright as ``executable_path``: Playwright never downloads one. Without it every browser
 test is skipped with the reason. Each JupyterLab listens on 127.0.0.1 with a random port and
 token, in its own process group, and is stopped by that id when the test ends.
+
+Servers start as the Makefile starts them (:func:`grade_ui`, :func:`make_lab`): in the course
+tree, with its ``course/`` or ``course/student/`` as the Jupyter configuration folder, and
+the same root folder (the tree, or ``work/`` given as ``jupyter lab work/`` gives it).
 """
 from __future__ import annotations
 
@@ -119,11 +123,27 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def grade_ui(tree: Path, log: Path, home: Path, extra_env: dict[str, str] | None = None):
+    """``make grade-ui`` in the course tree ``tree``: started there, ``course/`` as the
+    Jupyter configuration folder, the tree as the root folder, opened on the formgrader."""
+    return jupyter_lab(tree, tree / "course", log, home,
+                       [f"--ServerApp.root_dir={tree}", "--LabApp.default_url=/formgrader"],
+                       extra_env)
+
+
+def make_lab(tree: Path, log: Path, home: Path, config_dir: Path | None = None):
+    """``make lab``'s JupyterLab in ``tree`` (its ``coursekit fetch --all`` aside): started
+    there, ``course/student/`` as the Jupyter configuration folder (``config_dir`` where the
+    tree has none), ``jupyter lab work/``."""
+    return jupyter_lab(tree, config_dir or tree / "course" / "student", log, home, ["work/"])
+
+
 @contextmanager
-def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
+def jupyter_lab(cwd: Path, config_dir: Path, log: Path, home: Path, args: list[str],
                 extra_env: dict[str, str] | None = None):
-    """JupyterLab serving ``root`` with ``config_dir`` as its Jupyter configuration folder
-    (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group."""
+    """JupyterLab started in ``cwd`` with ``args`` (its root folder among them) and
+    ``config_dir`` as its Jupyter configuration folder (``course/`` for a TA,
+    ``course/student/`` for a student); stopped by its process group."""
     port, token = _free_port(), secrets.token_hex(16)
     # Every cell in the page, not only those scrolled into view (JupyterLab's default
     # windowing leaves the others out of the DOM, where a test cannot find their outputs).
@@ -141,13 +161,15 @@ def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            **(extra_env or {})}
+    # As `make` runs it: the environment's bin/ on PATH (nbgrader runs `alembic` by name).
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
                f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}"]
+               *args]
     if os.geteuid() == 0:
         command.append("--allow-root")
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=out,
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     lab = Lab(f"http://127.0.0.1:{port}", token, process.pid, log)
     try:
