@@ -126,24 +126,26 @@ def _free_port() -> int:
 def grade_ui(tree: Path, log: Path, home: Path, extra_env: dict[str, str] | None = None):
     """``make grade-ui`` in the course tree ``tree``: started there, ``course/`` as the
     Jupyter configuration folder, the tree as the root folder, opened on the formgrader."""
-    return jupyter_lab(tree, tree / "course", log, home,
-                       [f"--ServerApp.root_dir={tree}", "--LabApp.default_url=/formgrader"],
-                       extra_env)
+    return jupyter_lab(tree, tree / "course", log, home, extra_env, cwd=tree,
+                       args=[f"--ServerApp.root_dir={tree}", "--LabApp.default_url=/formgrader"])
 
 
 def make_lab(tree: Path, log: Path, home: Path, config_dir: Path | None = None):
     """``make lab``'s JupyterLab in ``tree`` (its ``coursekit fetch --all`` aside): started
     there, ``course/student/`` as the Jupyter configuration folder (``config_dir`` where the
     tree has none), ``jupyter lab work/``."""
-    return jupyter_lab(tree, config_dir or tree / "course" / "student", log, home, ["work/"])
+    return jupyter_lab(tree / "work", config_dir or tree / "course" / "student", log, home,
+                       cwd=tree, args=["work/"])
 
 
 @contextmanager
-def jupyter_lab(cwd: Path, config_dir: Path, log: Path, home: Path, args: list[str],
-                extra_env: dict[str, str] | None = None):
-    """JupyterLab started in ``cwd`` with ``args`` (its root folder among them) and
-    ``config_dir`` as its Jupyter configuration folder (``course/`` for a TA,
-    ``course/student/`` for a student); stopped by its process group."""
+def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
+                extra_env: dict[str, str] | None = None, *, cwd: Path | None = None,
+                args: list[str] | None = None):
+    """JupyterLab serving ``root`` with ``config_dir`` as its Jupyter configuration folder
+    (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group.
+    It starts in ``cwd`` (default: ``root``) with ``args`` (default: ``root`` as
+    ``--ServerApp.root_dir``), so that it can be started as the Makefile starts it."""
     port, token = _free_port(), secrets.token_hex(16)
     # Every cell in the page, not only those scrolled into view (JupyterLab's default
     # windowing leaves the others out of the DOM, where a test cannot find their outputs).
@@ -165,11 +167,11 @@ def jupyter_lab(cwd: Path, config_dir: Path, log: Path, home: Path, args: list[s
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
                f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-               *args]
+               *(args if args is not None else [f"--ServerApp.root_dir={root}"])]
     if os.geteuid() == 0:
         command.append("--allow-root")
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
+        process = subprocess.Popen(command, cwd=cwd or root, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     lab = Lab(f"http://127.0.0.1:{port}", token, process.pid, log)
     try:

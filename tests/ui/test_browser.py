@@ -19,8 +19,8 @@ feedback; the student fetches it and opens it. The hand-in carries the edit, and
 is the one ``coursekit autograde`` gives.
 
 Student: ``make lab``'s JupyterLab on working copies of lab01 and lab02: run all draws the
-lab's graph, and Validate shows coursekit's per-check report; on lab02, the backward stepper
-widget moves on, node by node, at each click.
+lab's graph, and Validate says it runs (coursekit-progress) and shows coursekit's per-check
+report; on lab02, the backward stepper widget moves on, node by node, at each click.
 
 TA on a shared PostgreSQL gradebook: the formgrader lists what coursekit graded into it.
 
@@ -214,6 +214,10 @@ def test_ta_formgrader_shows_flags_counts_regrades_and_overrides_what_coursekit_
     assert rows["max_missing"]["status"] == "missing"
     assert rows["lea_corrupt"]["status"] == "corrupt"
     assert rows["ada_full"]["status"] == "needs manual grading"   # the written answer
+
+    page.goto(f"{lab.url}/formgrader/manage_students/vic_monitor")
+    page.wait_for_function("typeof models !== 'undefined' && models.loaded === true")
+    assert "flagged for a TA" in page.locator("#main-table").inner_text()
 
     # 2. Each lab counts its own hand-ins: labfx every graded student, labfy nobody.
     row = assignment_row(page, lab, LAB)
@@ -416,11 +420,16 @@ def test_student_and_ta_walk_the_exchange_from_release_to_feedback(ta, browser, 
                       "the edited notebook saved in work/")
             screenshot(student, "student-edits-and-saves")
 
-            # 5. Validate in the panel runs coursekit validate on that notebook.
+            # 5. Validate in the panel runs coursekit validate on that notebook; a panel at
+            #    the top says so while it runs.
             student.locator(".lm-TabBar-tab", has_text="Assignments").click()
             student.locator("#fetched_assignments_list .nested_list_item").get_by_role(
                 "button", name="Validate").click()
+            student.locator("#coursekit-progress").get_by_text(
+                f"Validating {LAB}/{LAB}.ipynb").wait_for()
+            screenshot(student, "student-validates-progress")
             report = dialog_text(student, "ready to submit", timeout=GRADING_S)
+            assert student.locator("#coursekit-progress").is_hidden()
             screenshot(student, "student-validates")
             assert "Not ready to submit" in report
             assert "✓ labfx.relu" in report and "✗ labfx.linear_grads" in report
@@ -612,15 +621,19 @@ def test_student_runs_a_lab_and_validates_it(student_desk, page, artifacts):
         # Run all: the cells before the first exercise run, and its failing check stops it.
         page.get_by_role("menuitem", name="Run").click()
         page.locator("li[data-command='runmenu:run-all']").click()
-        page.locator(".jp-OutputArea-output img").first.wait_for(state="attached",
-                                                                  timeout=180_000)
-        page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
-                     ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
-                     ).first.wait_for(state="attached", timeout=180_000)
-        page.locator(".jp-OutputArea-output img").first.scroll_into_view_if_needed()
+        notebook = page.locator(".jp-NotebookPanel:visible")
+        notebook.locator(".jp-OutputArea-output img").first.wait_for(state="attached",
+                                                                      timeout=180_000)
+        notebook.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], "
+            ".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+        ).first.wait_for(state="attached", timeout=180_000)
+        notebook.locator(".jp-OutputArea-output img").first.scroll_into_view_if_needed()
         page.screenshot(path=artifacts / "student-1-run-all.png")
 
         page.locator(".jp-Toolbar-item", has_text="Validate").click()
+        page.locator("#coursekit-progress").get_by_text(
+            f"Validating {lab_id}/{lab_id}.ipynb").wait_for()
         dialog = page.locator(".jp-Dialog")
         dialog.get_by_text("coursekit validate").wait_for(timeout=300_000)
         report = dialog.inner_text()
@@ -634,9 +647,10 @@ def test_student_runs_a_lab_and_validates_it(student_desk, page, artifacts):
 
 
 def _run_cell(page, text: str) -> None:
-    """Run the one code cell whose source holds ``text`` (Shift+Enter in its editor)."""
-    cell = page.locator(".jp-CodeCell", has=page.locator(".jp-InputArea-editor",
-                                                          has_text=text))
+    """Run the one code cell of the open notebook whose source holds ``text`` (Shift+Enter in
+    its editor; the other lab's notebook may be open in a tab behind)."""
+    cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell",
+                        has=page.locator(".jp-InputArea-editor", has_text=text))
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
 

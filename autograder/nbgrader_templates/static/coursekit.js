@@ -5,9 +5,9 @@
 //    seconds (⚡ Autograde runs a notebook in the sandbox: 15-40 s), and nbgrader only writes
 //    "Please wait..." into the row, which may be scrolled out of view. The panel stays at
 //    the top of the window, says what runs and counts the seconds.
-// 2. Manage Submissions shows what coursekit found on each graded hand-in (the server adds
-//    it to each submission as `coursekit`): a flag for a TA, a missing or corrupt hand-in,
-//    a written answer still to grade.
+// 2. Manage Submissions (and a student's page of Manage Students) shows what coursekit found
+//    on each graded hand-in (the server adds it to each submission as `coursekit`): a flag
+//    for a TA, a missing or corrupt hand-in, a written answer still to grade.
 // 3. A failure's details are headed "Why", not "Traceback": coursekit's errors are messages.
 (function () {
     "use strict";
@@ -115,26 +115,48 @@
             .attr("title", title || "").text(text);
     }
 
+    // What coursekit found, as labels: the flag, a missing or corrupt hand-in (a grader
+    // error too), a written answer still to grade by hand.
+    function labels(found) {
+        var reasons = (found.reasons || []).join("\n");
+        var shown = [];
+        if (found.flagged) shown.push(label("danger", "flagged for a TA", reasons));
+        if (["missing", "corrupt", "error"].indexOf(found.status) >= 0) {
+            shown.push(label(found.status === "error" ? "danger" : "default", found.status,
+                             reasons));
+        }
+        if (found.written_to_grade) shown.push(label("info", "needs manual grading"));
+        return shown;
+    }
+
+    // Manage Submissions: the Status column.
     if (typeof SubmissionUI !== "undefined") {
         var render = SubmissionUI.prototype.render;
         SubmissionUI.prototype.render = function () {
             render.apply(this, arguments);
             var found = this.model.get("coursekit");
             if (!this.model.get("autograded") || !found) return;
-            var reasons = (found.reasons || []).join("\n");
-            var labels = [];
-            if (found.flagged) labels.push(label("danger", "flagged for a TA", reasons));
-            if (["missing", "corrupt", "error"].indexOf(found.status) >= 0) {
-                labels.push(label(found.status === "error" ? "danger" : "default",
-                                  found.status, reasons));
-            }
-            if (found.written_to_grade) labels.push(label("info", "needs manual grading"));
-            if (!labels.length) labels.push(label("success", "graded"));
+            var shown = labels(found);
+            if (!shown.length) shown.push(label("success", "graded"));
             // sorted as nbgrader sorts: what needs a TA first
             var order = found.flagged ? 0.5 : (found.written_to_grade ? 1 : 2);
             this.$status.empty().attr("data-order", order);
-            for (var i = 0; i < labels.length; i++) {
-                this.$status.append(labels[i], " ");
+            for (var i = 0; i < shown.length; i++) {
+                this.$status.append(shown[i], " ");
+            }
+        };
+    }
+
+    // Manage Students → a student: beside each lab's name.
+    if (typeof StudentSubmissionUI !== "undefined") {
+        var renderStudent = StudentSubmissionUI.prototype.render;
+        StudentSubmissionUI.prototype.render = function () {
+            renderStudent.apply(this, arguments);
+            var found = this.model.get("coursekit");
+            if (!this.model.get("autograded") || !found) return;
+            var shown = labels(found);
+            for (var i = 0; i < shown.length; i++) {
+                this.$name.append(" ", shown[i]);
             }
         };
     }
