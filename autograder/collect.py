@@ -457,8 +457,9 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
 
 def _archive_candidates(archive: Path) -> list[_Candidate]:
     """Every ``.ipynb`` member of the zip ``archive``, read from the archive in place (never
-    unpacked); none when the archive itself cannot be read."""
-    found = []
+    unpacked, and no more of it than :func:`unpack` would write); none when the archive
+    itself cannot be read."""
+    found, total = [], 0
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
@@ -469,6 +470,9 @@ def _archive_candidates(archive: Path) -> list[_Candidate]:
                 if (info.is_dir() or not info.filename.endswith(".ipynb")
                         or SKIPPED_PARTS & set(parts) or ".." in parts):
                     continue
+                total += info.file_size   # zipfile reads no more than a member declares
+                if total > MAX_UNPACKED_BYTES:
+                    break
                 path = archive / info.filename.lstrip("/")
                 try:
                     with zf.open(info) as handle:

@@ -84,7 +84,7 @@ class CoursekitAPI(NbGraderAPI):
     reads from the gradebook and the class folder is kept for the rest of that request."""
 
     def __init__(self, coursedir=None, authenticator=None, exchange=None, **kwargs):
-        _ensure_exchange(kwargs.get("parent"))
+        _ensure_exchange(kwargs.get("parent"), kwargs.get("config"))
         super().__init__(coursedir, authenticator, exchange, **kwargs)
         self._outcomes_of: dict[str, dict] = {}
         self._handed_in: dict[str, set[str]] | None = None
@@ -114,6 +114,20 @@ class CoursekitAPI(NbGraderAPI):
                 gradebook.close()
         return self._outcomes_of[lab]
 
+    def graded(self, lab: str | None = None) -> set[str]:
+        """The students coursekit has an outcome for, of ``lab`` (or of any lab)."""
+        from sqlalchemy import select
+
+        from . import gradebook as gb
+        query = select(gb.OutcomeRow.student)
+        if lab is not None:
+            query = query.where(gb.OutcomeRow.lab == lab)
+        gradebook = gb.open_gradebook(self.coursedir.db_url)
+        try:
+            return set(gradebook.db.execute(query).scalars())
+        finally:
+            gradebook.close()
+
     def outcome(self, student: str, lab: str):
         """coursekit's stored outcome of one submission (None before it is graded)."""
         return self.outcomes(lab).get(student)
@@ -141,17 +155,9 @@ class CoursekitAPI(NbGraderAPI):
         graded for it (a missing or corrupt hand-in included, as ``coursekit export`` lists
         it). ``*``: every student with a hand-in or an outcome at all."""
         if assignment_id == "*":
-            from sqlalchemy import select
-
-            from . import gradebook as gb
             from .collect import student_entries
-            gradebook = gb.open_gradebook(self.coursedir.db_url)
-            try:
-                graded = set(gradebook.db.execute(select(gb.OutcomeRow.student)).scalars())
-            finally:
-                gradebook.close()
-            return set(student_entries(self.course.submitted_dir).students) | graded
-        return set(self.outcomes(assignment_id)) | self.handed_in(assignment_id)
+            return set(student_entries(self.course.submitted_dir).students) | self.graded()
+        return self.graded(assignment_id) | self.handed_in(assignment_id)
 
     def get_autograded_students(self, assignment_id: str) -> set[str]:
         """Students with a stored coursekit outcome for the lab (missing and corrupt
@@ -161,7 +167,7 @@ class CoursekitAPI(NbGraderAPI):
         from nbgrader.api import Student, SubmittedAssignment
 
         from .collect import submitted_at
-        graded = set(self.outcomes(assignment_id))
+        graded = self.graded(assignment_id)
         with self.gradebook as gb:
             stamps = dict(gb.db.query(Student.id, SubmittedAssignment.timestamp)
                           .join(SubmittedAssignment)
@@ -392,11 +398,11 @@ def _wrapped(text: str, width: int = 76) -> str:
                      for line in text.splitlines())
 
 
-def _ensure_exchange(parent) -> None:
+def _ensure_exchange(parent, config=None) -> None:
     """Create the configured exchange folder (``course/exchange`` on one machine), writable by
     every user as nbgrader's exchange needs; nbgrader itself only reports it missing."""
     from nbgrader.exchange.default import Exchange
-    root = Path(Exchange(parent=parent).root)
+    root = Path((Exchange(parent=parent) if parent is not None else Exchange(config=config)).root)
     if root.exists():
         return
     try:

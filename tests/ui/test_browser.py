@@ -29,7 +29,6 @@ Screenshots of every step go to tests/ui/artifacts/ (git-ignored).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import re
@@ -38,64 +37,27 @@ import subprocess
 import sys
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
 import pytest
 
-from .conftest import REPO, Lab, grade_ui, make_lab
+from .conftest import (
+    LAB,
+    NOBODYS_LAB,
+    REPO,
+    Lab,
+    add_a_lab_nobody_handed_in,
+    grade_ui,
+    graded_class_copy,
+    make_lab,
+    pipeline_module,
+)
 
 pytestmark = pytest.mark.browser
 
 COURSEKIT = [sys.executable, "-m", "coursekit.cli"]
-LAB = "labfx"
-NOBODYS_LAB = "labfy"     # a second lab of the TA's course, which nobody handed in
 GRADING_S = 300_000       # ms: one autograde on a loaded two-core machine
-
-
-def _test_module(name: str, file: str):
-    """tests/autograder/``file``, loaded once under ``name``."""
-    module = sys.modules.get(name)
-    if module is None:
-        path = REPO / "tests" / "autograder" / file
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module   # its dataclasses look their module up there
-        spec.loader.exec_module(module)
-    return module
-
-
-def graded_class_copy(tmp_path_factory, name: str) -> Path:
-    """A private copy of the graded demo class (tests/autograder/conftest.py, graded once per
-    run), with the repository's configuration folders (``course/``, ``course/student/``)."""
-    module = _test_module("pipeline_fixtures", "conftest.py")
-    # In a thread of its own: grading runs an asyncio loop, and Playwright's runs in this one.
-    with ThreadPoolExecutor(1) as thread:
-        graded = Path(thread.submit(module.once_per_run, tmp_path_factory, "graded_class",
-                                    module._grade_demo_class).result()["root"])
-    root = tmp_path_factory.mktemp(name) / "class"
-    shutil.copytree(graded, root, symlinks=True)
-    for config in ("nbgrader_config.py", "jupyter_server_config.py"):
-        shutil.copy(REPO / "course" / config, root / "course" / config)
-    shutil.copytree(REPO / "course" / "student", root / "course" / "student")
-    return root
-
-
-def add_a_lab_nobody_handed_in(root: Path) -> None:
-    """``labfy`` in the manifest, with a solution notebook of its own cell ids: the class
-    handed in labfx only."""
-    nb = nbformat.read(str(root / "solutions" / LAB / f"{LAB}.ipynb"), as_version=4)
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade_id"):
-            meta["grade_id"] += "_fy"
-    (root / "solutions" / NOBODYS_LAB).mkdir()
-    nbformat.write(nb, str(root / "solutions" / NOBODYS_LAB / f"{NOBODYS_LAB}.ipynb"))
-    with open(root / "course" / "course.toml", "a", encoding="utf-8") as manifest:
-        manifest.write(f'\n[[lab]]\nid = "{NOBODYS_LAB}"\ntitle = "A lab nobody handed in"\n'
-                       f"points = 6\n")
 
 
 @dataclass
@@ -549,7 +511,7 @@ def test_student_and_ta_walk_the_exchange_from_release_to_feedback(ta, browser, 
 # --------------------------------------------------------------------------- PostgreSQL
 
 postgres = pytest.fixture(scope="module", name="postgres")(
-    _test_module("postgres_server", "postgres_server.py").running)
+    pipeline_module("postgres_server", "postgres_server.py").running)
 
 
 def test_ta_formgrader_reads_a_shared_postgresql_gradebook(tmp_path_factory, postgres, page,
