@@ -361,9 +361,11 @@ class CoursekitAPI(NbGraderAPI):
         if not folders:
             lines.append(f"no feedback for {assignment_id} under {where}/ yet: generate it "
                          f"first")
+        if not released:
+            lines[0] = "nothing was released: " + lines[0]
         text = "\n".join(_wrapped(line) for line in lines)
         if not released:
-            return _result(False, "", "nothing was released: " + text)
+            return _result(False, "", text)
         return _result(True, "\n".join([text] + logs))
 
 

@@ -76,8 +76,17 @@
         var path = url.split("?")[0];
         for (var i = 0; i < ACTIONS.length; i++) {
             if (ACTIONS[i][0].test(path)) {
-                return {what: ACTIONS[i][1], why: ACTIONS[i][2],
-                        subject: subject(url, init && init.body), started: Date.now()};
+                var job = {what: ACTIONS[i][1], why: ACTIONS[i][2],
+                           subject: subject(url, init && init.body), started: Date.now()};
+                if (!job.subject && typeof input !== "string" && input.clone) {
+                    // JupyterLab sends a Request, whose body (the notebook's path) is read
+                    // from a copy
+                    input.clone().text().then(function (body) {
+                        job.subject = subject("", body);
+                        if (running.indexOf(job) >= 0) show();
+                    }, function () {});
+                }
+                return job;
             }
         }
         return null;
