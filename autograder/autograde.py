@@ -46,7 +46,7 @@ from .annotate import annotate
 from . import forked, graded_folder, sandbox, untrusted_tree
 from .assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from .cells import ANSWER, CHECKS, LabNotebook
-from .collect import FOUND, Submission, collect, student_entries
+from .collect import FOUND, Submission, collect, student_entries, submitted_at
 from .drive import checks_driver
 from .execute import ERROR as ERROR_STATUS, run_notebook
 from .gradebook import Outcome
@@ -435,6 +435,8 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             outcome.reasons = [printable(reason) for reason in outcome.reasons]  # printed too
             outcome.run_id = run_id
             outcome.submission_hash = hashes.get((outcome.student, outcome.lab), "")
+            outcome.submitted_at = submitted_at(submitted_dir or course.submitted_dir,
+                                                outcome.student, outcome.lab)
             if on_roster is not None and outcome.student not in on_roster:
                 outcome.flagged = True
                 outcome.status = FLAGGED if outcome.status == GRADED else outcome.status

@@ -25,6 +25,7 @@ import shutil
 import time
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -136,6 +137,33 @@ def student_entries(submitted_dir: Path) -> Entries:
         else:
             found.students[sid] = path
     return found
+
+
+# What nbgrader's exchange writes beside a hand-in it collected
+# (``submitted/<student>/<lab>/timestamp.txt``): when the student submitted it.
+TIMESTAMP = "timestamp.txt"
+TIMESTAMP_BYTES = 100   # "2026-11-27 10:00:00.123456 UTC" and some room
+
+
+def submitted_at(submitted_dir: Path, student: str, lab: str) -> datetime | None:
+    """When ``student`` handed ``lab`` in through the exchange (UTC, naive, as nbgrader's
+    gradebook stores it), or None: a hand-in from elsewhere has no ``timestamp.txt``, and
+    one that is a link, too long or not a time counts as none. Read without following a
+    link: the student wrote what the exchange collected."""
+    from nbgrader.utils import parse_utc
+    if student_id(student) is None or student_id(lab) is None:
+        return None
+    try:
+        root = untrusted_tree.open_folder(submitted_dir)
+    except OSError:
+        return None
+    try:
+        text = untrusted_tree.read_file(root, f"{student}/{lab}/{TIMESTAMP}", TIMESTAMP_BYTES)
+        return parse_utc(text.decode("ascii").strip())
+    except (OSError, ValueError, OverflowError):   # UnicodeDecodeError is a ValueError
+        return None
+    finally:
+        os.close(root)
 
 
 def _stem(name: str) -> str:
@@ -413,16 +441,26 @@ def _candidates(folder: Path) -> list[_Candidate]:
                 continue
             budget -= entry.size
             try:
-                nb, notes, mtime = _read_candidate(root, entry.path)
-                found.append(_Candidate(path, "", mtime, notes, _ids(nb)))
-            except NotANotebook as error:
-                found.append(_Candidate(path, str(error), 0.0))
+                info = os.stat(entry.path, dir_fd=root, follow_symlinks=False)
+                key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+                ids, notes, mtime, error = _seen(
+                    key, lambda: _read_candidate(root, entry.path))   # noqa: B023 — called now
+                found.append(_Candidate(path, error, mtime, notes, ids))
             except OSError as error:
                 why = f"unreadable ({printable(error.strerror or error, 120)})"
                 found.append(_Candidate(path, why, 0.0))
     finally:
         os.close(root)
     return found
+
+
+def _read_again(folder: Path, candidate: _Candidate) -> NotebookNode:
+    """The notebook of a chosen candidate (candidates keep their ids only)."""
+    root = untrusted_tree.open_folder(folder)
+    try:
+        return _read_candidate(root, candidate.path.relative_to(folder).as_posix())[0]
+    finally:
+        os.close(root)
 
 
 def _read_candidate(root: int, path: str) -> tuple[NotebookNode, list[str], float]:
@@ -432,6 +470,27 @@ def _read_candidate(root: int, path: str) -> tuple[NotebookNode, list[str], floa
         info = os.fstat(fd)
         nb, notes = parse_submitted(handle, info.st_size, path.rsplit("/", 1)[-1])
     return nb, notes, info.st_mtime
+
+
+# What a notebook file was found to be, by the file's identity: the formgrader's lists look
+# at every hand-in at each request, and a class's notebooks change only when handed in again.
+_SEEN: dict[tuple, tuple[set[str], list[str], float, str]] = {}
+MAX_SEEN = 20_000
+
+
+def _seen(key: tuple, read) -> tuple[set[str], list[str], float, str]:
+    """``(ids, notes, mtime, error)`` of the notebook ``key`` names, read by ``read()`` (a
+    NotANotebook is remembered as its error) unless it was read before."""
+    if key not in _SEEN:
+        try:
+            nb, notes, mtime = read()
+            found = (_ids(nb), notes, mtime, "")
+        except NotANotebook as error:
+            found = (set(), [], 0.0, str(error))
+        if len(_SEEN) >= MAX_SEEN:
+            _SEEN.clear()
+        _SEEN[key] = found
+    return _SEEN[key]
 
 
 def _ids(nb: NotebookNode) -> set[str]:
@@ -446,19 +505,17 @@ def _looks_like(path: Path, lab: Lab) -> bool:
 
 
 def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate],
-          student: str) -> Submission:
-    """The submission for ``lab`` among ``candidates`` (see the module docstring)."""
+          student: str, *, read: bool = True) -> Submission:
+    """The submission for ``lab`` among ``candidates`` (see the module docstring); its
+    notebook is read again from ``folder`` unless ``read`` is False (its status is all a
+    caller wants)."""
     scored = [(len(c.ids & lab_ids), c) for c in candidates if not c.error]
     scored = [(n, c) for n, c in scored if n > 0]
     if scored:
         scored.sort(key=lambda item: (item[0], item[1].mtime,
                                       item[1].path.name == lab.notebook), reverse=True)
         best = scored[0][1]
-        root = untrusted_tree.open_folder(folder)
-        try:   # read again: candidates keep their ids only
-            nb, _, _ = _read_candidate(root, best.path.relative_to(folder).as_posix())
-        finally:
-            os.close(root)
+        nb = _read_again(folder, best) if read else None
         sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, nb)
         shown = _name(best.path.relative_to(folder))
         if best.path.name != lab.notebook:
@@ -480,6 +537,64 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
     why = f"no notebook for {lab.id} in the submission"
     return Submission(student, lab.id, MISSING, None, None, None,
                       [why + (f" (found only {looked})" if looked else " (no notebooks at all)")])
+
+
+def _archive_candidates(archive: Path) -> list[_Candidate]:
+    """Every ``.ipynb`` member of the zip ``archive``, read from the archive in place (never
+    unpacked, and no more of it than :func:`unpack` would write); none when the archive
+    itself cannot be read."""
+    found, total = [], 0
+    try:
+        whole = os.stat(archive, follow_symlinks=False)
+        with zipfile.ZipFile(archive) as zf:
+            members = zf.infolist()
+            if len(members) > MAX_MEMBERS:
+                return []
+            for info in members:
+                parts = info.filename.split("/")
+                if (info.is_dir() or not info.filename.endswith(".ipynb")
+                        or SKIPPED_PARTS & set(parts) or ".." in parts):
+                    continue
+                total += info.file_size   # zipfile reads no more than a member declares
+                if total > MAX_UNPACKED_BYTES:
+                    break
+                path = archive / info.filename.lstrip("/")
+                if len(found) >= MAX_CANDIDATES:
+                    break
+                def read(info=info, path=path):
+                    with zf.open(info) as handle:
+                        nb, notes = parse_submitted(handle, info.file_size, path.name)
+                    return nb, notes, time.mktime(info.date_time + (0, 0, -1))
+                try:
+                    ids, notes, mtime, error = _seen(
+                        (whole.st_dev, whole.st_ino, whole.st_size, whole.st_mtime_ns,
+                         info.filename), read)
+                    found.append(_Candidate(path, error, mtime, notes, ids))
+                except Exception as error:  # noqa: BLE001 — a damaged member is unreadable
+                    found.append(_Candidate(path, _member_problem(info, error), 0.0))
+    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError):
+        return []
+    return found
+
+
+def labs_handed_in(entry: Path, labs: list[Lab], lab_ids: dict[str, set[str]]) -> set[str]:
+    """The labs of ``labs`` that a student's hand-in ``entry`` (their folder or zip in the
+    class folder) holds a notebook of, matched as grading matches it (by cell ids), without
+    unpacking or grading anything: what the formgrader counts as handed in before it is
+    graded. A corrupt file counts for the lab its name suggests (grading, which must give
+    every lab an outcome, also blames it on a lab when it is the only suspect), and an
+    archive that cannot be read counts for no lab until it is graded."""
+    try:
+        candidates = (_archive_candidates(entry) if entry.is_file()
+                      else _candidates(entry))
+    except OSError:
+        return set()
+    found = set()
+    for lab in labs:
+        sub = match(entry, lab, lab_ids[lab.id], candidates, "", read=False)
+        if sub.status == FOUND or (sub.status == CORRUPT and _looks_like(sub.path, lab)):
+            found.add(lab.id)
+    return found
 
 
 def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],

@@ -21,6 +21,7 @@ import json
 import queue
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
@@ -70,6 +71,9 @@ class Drive:
     @property
     def hidden(self) -> bool:
         return self.call.hidden
+
+
+_REFERENCES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="coursekit-reference")
 
 
 @lru_cache(maxsize=256)
@@ -202,7 +206,11 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
             break
         same_key = [c for c in calls if c.key == call.key]
         try:
-            drive = prepare(call, seed_of(call.check, call.hidden))
+            # Off the event loop, which meanwhile reads every other kernel's messages (a
+            # kernel whose messages wait unread past the socket's queue loses them), one
+            # reference at a time: check programs were written for one thread.
+            drive = await asyncio.get_running_loop().run_in_executor(
+                _REFERENCES, prepare, call, seed_of(call.check, call.hidden))
         except Exception:  # noqa: BLE001 — a broken check: the scorer reports it, others go on
             continue
         drive = await drive_call(client, km, drive, len(same_key) - same_key.index(call),

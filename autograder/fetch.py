@@ -212,6 +212,18 @@ def fetch_lab(course: Course, lab: Lab, *, today: date | None = None) -> Fetched
     return done
 
 
+def record_fetched(course: Course, lab: Lab) -> None:
+    """Record ``work/<lab>/`` as its release, as :func:`fetch_lab` records what it copies:
+    the lab was just fetched another way (JupyterLab's Assignment List, from the course's
+    exchange), so a later ``coursekit fetch`` tells the student's edits from release files
+    instead of taking every file for the student's own."""
+    work = course.root / WORK
+    state = _load_state(work)
+    state[lab.id] = {name: _digest(path)
+                     for name, path in _files(work_folder(course, lab)).items()}
+    _save_state(work, state)
+
+
 def fetch(course: Course, names: list[str], *, every: bool = False,
           today: date | None = None) -> tuple[list[Fetched], list[str]]:
     """Fetch the labs ``names`` (or, with ``every``, every released lab of the manifest).

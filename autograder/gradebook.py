@@ -21,6 +21,7 @@ import json
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import (Boolean, Column, Float, Integer, String, Text, UniqueConstraint, delete,
@@ -106,6 +107,10 @@ class Outcome:
     submission_hash: str = ""
     graded_at: float = 0.0          # time.time() when grading finished
     run_id: str = ""                # the grading run (one `coursekit autograde`) that made it
+    # When the student handed it in, as the exchange recorded it (UTC); None for a hand-in
+    # from elsewhere. nbgrader's gradebook keeps it on the submission (lateness, the
+    # formgrader's Timestamp column).
+    submitted_at: datetime | None = None
 
     @property
     def score(self) -> float:
@@ -308,6 +313,7 @@ def _record(gradebook, outcome: Outcome) -> None:
         # SQLAlchemy 2 reports as SAWarnings; the rows are stored correctly.
         warnings.simplefilter("ignore", SAWarning)
         submission = gradebook.update_or_create_submission(outcome.lab, outcome.student)
+    submission.timestamp = outcome.submitted_at
     by_cell = {c.grade_id: c for c in outcome.cells}
     for notebook in submission.notebooks:
         notebook.flagged = outcome.flagged

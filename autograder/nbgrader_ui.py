@@ -19,13 +19,18 @@ Validate (notebook toolbar  ``coursekit validate``: every visible check with its
 and Assignment List)        points and message
 ==========================  =====================================================
 
-and the formgrader's lists come from coursekit's tables: a student is submitted when
-``course/submitted/`` holds an entry for them (folder or zip, any layout), and autograded when
-``coursekit_outcome`` has their row, so missing and corrupt hand-ins are graded outcomes (score
-0, with the reason) rather than "needs autograding"; the graded notebook view shows each
-check's points and message (written into the notebook by :mod:`.annotate`); MathJax comes
-from the server (jupyter_server_mathjax), not from a CDN. Release, Collect and the student's
-Assignment List are nbgrader's exchange, unchanged.
+and the formgrader's lists come from coursekit's tables: a student has submitted a lab when
+coursekit graded it (``coursekit_outcome`` has their row: missing and corrupt hand-ins are
+graded outcomes, score 0 with the reason) or their entry in ``course/submitted/`` (folder or
+zip, any layout) holds a notebook of that lab; a graded submission shows what coursekit
+found (a flag for a TA, a missing or corrupt hand-in) in the list and on its graded page,
+which also shows each check's points and message (written into the notebook by
+:mod:`.annotate`); MathJax comes from the server (jupyter_server_mathjax), not from a CDN.
+Every button shows what runs, and for how long, while it runs (``nbgrader_templates/
+static/coursekit.js``). Release and Collect are nbgrader's exchange.
+
+The student's Assignment List (nbgrader's) works in this server's root folder, where the
+student works (``work/`` under ``make lab``): see :class:`StudentAssignmentList`.
 
 How it plugs in: every formgrader handler is subclassed with :class:`CoursekitHandler`, whose
 ``api`` is :class:`CoursekitAPI` (a subclass of nbgrader's ``NbGraderAPI``), and the subclasses
@@ -38,13 +43,17 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import re
+import stat
 from contextlib import redirect_stderr, redirect_stdout
 from html import escape
 from pathlib import Path
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from jupyter_server.base.handlers import JupyterHandler
 from nbgrader.apps.api import NbGraderAPI
+from nbgrader.server_extensions.assignment_list import handlers as assignment_list
 from nbgrader.server_extensions.formgrader import apihandlers, handlers
 from nbgrader.server_extensions.formgrader.base import check_notebook_dir, check_xsrf
 from tornado import web
@@ -55,8 +64,9 @@ from .feedback import EXCHANGE_FILES
 from .manifest import Course, ManifestError, find_root, load_course
 
 TEMPLATES = Path(__file__).parent / "nbgrader_templates"
-MATHJAX = "static/jupyter_server_mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
-# Files nbgrader's exchange writes next to a submission; releasing feedback needs both.
+STATIC = TEMPLATES / "static"   # coursekit.js, served at /formgrader/coursekit/
+# The configuration jupyter_server_mathjax ships (it has no TeX-AMS_CHTML-full, the CDN's).
+MATHJAX = "static/jupyter_server_mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
 
 
 def _result(success: bool, log: str, error: str = "") -> dict:
@@ -68,11 +78,16 @@ def _result(success: bool, log: str, error: str = "") -> dict:
 
 
 class CoursekitAPI(NbGraderAPI):
-    """nbgrader's formgrader API with coursekit's course, pipeline and tables behind it."""
+    """nbgrader's formgrader API with coursekit's course, pipeline and tables behind it.
+
+    One instance answers one request (the handlers make a new one each time), so what it
+    reads from the gradebook and the class folder is kept for the rest of that request."""
 
     def __init__(self, coursedir=None, authenticator=None, exchange=None, **kwargs):
-        _ensure_exchange(kwargs.get("parent"))
+        _ensure_exchange(kwargs.get("parent"), kwargs.get("config"))
         super().__init__(coursedir, authenticator, exchange, **kwargs)
+        self._outcomes_of: dict[str, dict] = {}
+        self._handed_in: dict[str, set[str]] | None = None
 
     @property
     def course(self) -> Course:
@@ -87,32 +102,81 @@ class CoursekitAPI(NbGraderAPI):
         except ManifestError:
             return set()
 
-    def _outcome_students(self, lab: str) -> set[str]:
-        from . import gradebook as gb
-        if lab == "*":
-            return {o.student for o in self._outcomes()}
-        return {o.student for o in self._outcomes() if o.lab == lab}
+    def outcomes(self, lab: str) -> dict:
+        """``{student: StoredOutcome}`` of one lab, as ``coursekit export`` reads them."""
+        if lab not in self._outcomes_of:
+            from . import gradebook as gb
+            gradebook = gb.open_gradebook(self.coursedir.db_url)
+            try:
+                self._outcomes_of[lab] = {o.student: o
+                                          for o in gb.load_outcomes(gradebook, labs=[lab])}
+            finally:
+                gradebook.close()
+        return self._outcomes_of[lab]
 
-    def _outcomes(self):
+    def graded(self, lab: str | None = None) -> set[str]:
+        """The students coursekit has an outcome for, of ``lab`` (or of any lab)."""
+        from sqlalchemy import select
+
         from . import gradebook as gb
+        query = select(gb.OutcomeRow.student)
+        if lab is not None:
+            query = query.where(gb.OutcomeRow.lab == lab)
         gradebook = gb.open_gradebook(self.coursedir.db_url)
         try:
-            return gb.load_outcomes(gradebook)
+            return set(gradebook.db.execute(query).scalars())
         finally:
             gradebook.close()
 
+    def outcome(self, student: str, lab: str):
+        """coursekit's stored outcome of one submission (None before it is graded)."""
+        return self.outcomes(lab).get(student)
+
+    def handed_in(self, lab: str) -> set[str]:
+        """Students whose entry in ``course/submitted/`` holds a notebook of ``lab`` (found as
+        grading finds it, by its cell ids, nothing unpacked), or a folder ``<lab>/`` that
+        the exchange collected. Read once per request for every lab of the course."""
+        if self._handed_in is None:
+            from .collect import labs_handed_in, student_entries
+            course = self.course
+            labs = [lab for lab in course.labs if course.source_notebook(lab).is_file()]
+            ids = {lab.id: _identifying_ids(course.source_notebook(lab)) for lab in labs}
+            found: dict[str, set[str]] = {lab.id: set() for lab in course.labs}
+            for student, entry in student_entries(course.submitted_dir).students.items():
+                held = labs_handed_in(entry, labs, ids)
+                held |= {lab.id for lab in course.labs if _is_folder(entry / lab.id)}
+                for lab_id in held:
+                    found[lab_id].add(student)
+            self._handed_in = found
+        return self._handed_in.get(lab, set())
+
     def get_submitted_students(self, assignment_id: str) -> set[str]:
-        """Every student with an entry in ``course/submitted/`` (as ``coursekit autograde``
-        collects them: a folder or a zip, notebooks anywhere in it), and every student
-        graded already."""
-        from .collect import student_entries
-        return set(student_entries(self.course.submitted_dir).students) | \
-            self._outcome_students(assignment_id)
+        """Every student who handed ``assignment_id`` in (:meth:`handed_in`) or whom coursekit
+        graded for it (a missing or corrupt hand-in included, as ``coursekit export`` lists
+        it). ``*``: every student with a hand-in or an outcome at all."""
+        if assignment_id == "*":
+            from .collect import student_entries
+            return set(student_entries(self.course.submitted_dir).students) | self.graded()
+        return self.graded(assignment_id) | self.handed_in(assignment_id)
 
     def get_autograded_students(self, assignment_id: str) -> set[str]:
         """Students with a stored coursekit outcome for the lab (missing and corrupt
-        hand-ins included: they are graded, with score 0 and the reason)."""
-        return self._outcome_students(assignment_id)
+        hand-ins included: they are graded, with score 0 and the reason), unless the
+        exchange collected a newer hand-in since (as nbgrader: its ``timestamp.txt`` is not
+        the one the gradebook holds), which then needs autograding again."""
+        from nbgrader.api import Student, SubmittedAssignment
+
+        from .collect import submitted_at
+        graded = self.graded(assignment_id)
+        with self.gradebook as gb:
+            stamps = dict(gb.db.query(Student.id, SubmittedAssignment.timestamp)
+                          .join(SubmittedAssignment)
+                          .filter(SubmittedAssignment.name == assignment_id).all())
+        submitted_dir = self.course.submitted_dir
+        return {student for student in graded
+                if stamps.get(student) is None
+                or submitted_at(submitted_dir, student, assignment_id) in (None,
+                                                                           stamps[student])}
 
     def _filter_existing_notebooks(self, assignment_id, notebooks):
         """Every graded submission counts (as in ``coursekit export``), with or without a
@@ -127,10 +191,11 @@ class CoursekitAPI(NbGraderAPI):
         return None if student is None else self._named(student)
 
     def get_submission(self, assignment_id, student_id, ungraded=None, students=None):
-        return self._named(super().get_submission(assignment_id, student_id, ungraded, students))
+        return self._found(super().get_submission(assignment_id, student_id, ungraded,
+                                                  students))
 
     def get_submissions(self, assignment_id):
-        return [self._named(s) for s in super().get_submissions(assignment_id)]
+        return [self._found(s) for s in super().get_submissions(assignment_id)]
 
     def get_notebook_submissions(self, assignment_id, notebook_id):
         return [self._named(s) for s in super().get_notebook_submissions(assignment_id,
@@ -148,15 +213,23 @@ class CoursekitAPI(NbGraderAPI):
             return sorted((self._named(nb.to_dict()) for nb in submission.notebooks),
                           key=lambda x: x["name"])
 
-    def outcome(self, student: str, lab: str):
-        """coursekit's stored outcome of one submission (None before it is graded)."""
-        from . import gradebook as gb
-        gradebook = gb.open_gradebook(self.coursedir.db_url)
-        try:
-            found = gb.load_outcomes(gradebook, students=[student], labs=[lab])
-        finally:
-            gradebook.close()
-        return found[0] if found else None
+    def _found(self, row: dict | None) -> dict | None:
+        """A submission as the formgrader lists it, with what coursekit found under
+        ``coursekit``: its status (graded, flagged, missing, corrupt, error), the flag for a
+        TA, the reasons, and whether a written answer still waits for a TA (nbgrader's
+        ``needs_manual_grade`` is also set by a flag, so it cannot tell)."""
+        row = self._named(row)
+        if row is None or not row.get("autograded"):
+            return row
+        found = self.outcome(row["student"], row["name"])
+        if found is not None:
+            row["coursekit"] = {
+                "status": found.status, "flagged": bool(found.flagged),
+                "reasons": found.reasons,
+                "written_to_grade": bool(found.notebook_file) and any(
+                    c.kind == "written" and c.cell not in found.manual_scores
+                    for c in found.checks)}
+        return row
 
     @staticmethod
     def _named(row: dict | None) -> dict | None:
@@ -214,6 +287,24 @@ class CoursekitAPI(NbGraderAPI):
             return _result(False, log, "\n".join(_wrapped(r) for r in failed[0].reasons))
         return _result(True, log)
 
+    def collect(self, assignment_id) -> dict:
+        """Collect (nbgrader's exchange), with a first line that says what came in."""
+        result = super().collect(assignment_id)
+        if not result.get("success"):
+            return result
+        log = result.get("log", "")
+        came = re.findall(r"(?:Collecting|Updating) submission: (\S+) ", log)
+        where = self.course.submitted_dir.relative_to(self.course.root)
+        if came:
+            head = (f"collected {len(came)} hand-in(s) of {assignment_id} into {where}/: "
+                    f"{', '.join(came)}; grade them with ⚡ Autograde (Manage Submissions) or "
+                    f"`coursekit autograde --lab {assignment_id}`")
+        elif "No newer submission" in log:
+            head = f"nothing new to collect: every hand-in of {assignment_id} is in {where}/"
+        else:
+            head = f"no student has submitted {assignment_id} through the exchange yet"
+        return _result(True, _wrapped(head) + "\n\n" + log)
+
     def generate_feedback(self, assignment_id, student_id=None, force=True) -> dict:
         """Generate Feedback = ``coursekit feedback``: one page per student from the stored
         verdicts (check names, points, messages), never from the executed notebook."""
@@ -231,33 +322,68 @@ class CoursekitAPI(NbGraderAPI):
 
     def release_feedback(self, assignment_id, student_id=None) -> dict:
         """Release Feedback: nbgrader's exchange copies coursekit's pages to the students who
-        handed in through it; a hand-in that did not come through the exchange (no
-        ``submission_secret.txt``) is named, with the page to hand over instead."""
+        handed in through it. A student without a page, or whose hand-in did not come
+        through the exchange (no ``submission_secret.txt``), is named with what to do; when
+        nobody at all received a page, the button reports a failure, not a success."""
         course = self.course
         root = course.feedback_dir
-        folders = [root / student_id / assignment_id] if student_id else \
-            sorted(root.glob(f"*/{assignment_id}"))
-        released, skipped, logs = [], [], []
+        where = root.relative_to(course.root)
+        if student_id:
+            folders = [root / student_id / assignment_id]
+        else:
+            folders = sorted(root.glob(f"*/{assignment_id}"))
+        released, no_page, elsewhere, logs = [], [], [], []
         for folder in folders:
             student = folder.parent.name
+            if not (folder / f"{assignment_id}.html").is_file():
+                no_page.append(student)
+                continue
             if not all((folder / name).is_file() for name in EXCHANGE_FILES):
-                skipped.append(student)
+                elsewhere.append(student)
                 continue
             result = super().release_feedback(assignment_id, student)
             logs.append(result.get("log", ""))
             if not result.get("success"):
                 return _result(False, "\n".join(logs), result.get("error", ""))
             released.append(student)
+        lines = []
+        if released:
+            lines.append(f"released the feedback on {assignment_id} to {len(released)} "
+                         f"student(s) through the exchange: {', '.join(released)} (they get "
+                         f"it with Fetch Feedback in Assignment List)")
+        if no_page:
+            lines.append(f"no feedback page on {assignment_id} yet for {', '.join(no_page)}: "
+                         f"Generate Feedback first")
+        if elsewhere:
+            lines.append(f"not handed in through the exchange, which therefore cannot hand "
+                         f"them a page: {', '.join(elsewhere)}; give them theirs from "
+                         f"{where}/<student>/{assignment_id}/ yourself")
         if not folders:
-            return _result(False, "", f"no feedback for {assignment_id} yet: generate it first")
-        log = (f"released feedback of {assignment_id} to {len(released)} student(s) "
-               f"through the exchange")
-        if skipped:
-            where = course.feedback_dir.relative_to(course.root)
-            log += (f"\n{len(skipped)} did not hand in through the exchange; hand them their "
-                    f"page from {where}/<student>/{assignment_id}/ yourself: "
-                    + ", ".join(skipped))
-        return _result(True, _wrapped("\n".join([log] + logs)))
+            lines.append(f"no feedback for {assignment_id} under {where}/ yet: generate it "
+                         f"first")
+        if not released:
+            lines[0] = "nothing was released: " + lines[0]
+        text = "\n".join(_wrapped(line) for line in lines)
+        if not released:
+            return _result(False, "", text)
+        return _result(True, "\n".join([text] + logs))
+
+
+def _identifying_ids(source: Path, _cache: dict = {}) -> set[str]:  # noqa: B006 — the cache
+    """The lab's identifying cell ids, read again only when its solution notebook changes."""
+    from . import cells as lab_cells
+    key = (str(source), source.stat().st_mtime_ns)
+    if key not in _cache:
+        _cache[key] = lab_cells.load(source).identifying_ids
+    return _cache[key]
+
+
+def _is_folder(path: Path) -> bool:
+    """A folder itself, not a link to one (hand-ins are untrusted)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _outcome_line(outcome) -> str:
@@ -274,11 +400,11 @@ def _wrapped(text: str, width: int = 76) -> str:
                      for line in text.splitlines())
 
 
-def _ensure_exchange(parent) -> None:
+def _ensure_exchange(parent, config=None) -> None:
     """Create the configured exchange folder (``course/exchange`` on one machine), writable by
     every user as nbgrader's exchange needs; nbgrader itself only reports it missing."""
     from nbgrader.exchange.default import Exchange
-    root = Path(Exchange(parent=parent).root)
+    root = Path((Exchange(parent=parent) if parent is not None else Exchange(config=config)).root)
     if root.exists():
         return
     try:
@@ -301,11 +427,15 @@ class CoursekitHandler:
         return api
 
     def render(self, name, **ns):
+        """nbgrader's page templates, where ``nbgrader_templates/`` overrides some: those
+        extend nbgrader's own as ``nbgrader/<name>`` (base.tpl adds coursekit.js to every
+        page)."""
         env = self.settings.get("coursekit_jinja2_env")
         if env is None:
             nbgrader_env = self.settings["nbgrader_jinja2_env"]
-            env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)),
-                                                   nbgrader_env.loader]))
+            env = Environment(loader=ChoiceLoader([
+                FileSystemLoader(str(TEMPLATES)), nbgrader_env.loader,
+                PrefixLoader({"nbgrader": nbgrader_env.loader})]))
             self.settings["coursekit_jinja2_env"] = env
         if name == "formgrade_404.tpl":  # a graded submission with no notebook: say why
             resources = ns["resources"]
@@ -314,7 +444,8 @@ class CoursekitHandler:
 
     @property
     def exporter(self):
-        """The graded notebook view: nbgrader's template, with MathJax from this server."""
+        """The graded notebook view: nbgrader's template, with MathJax from this server and
+        coursekit's outcome of the submission (a flag, the reasons) above the notebook."""
         exporter = self.settings.get("coursekit_exporter")
         if exporter is None:
             from jupyter_server.utils import url_path_join
@@ -324,12 +455,27 @@ class CoursekitHandler:
             config.HTMLExporter.template_name = "coursekit_formgrade"
             config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES),
                                                            handlers.template_path]
-            # where 'formgrade/index.html.j2', which ours extends, is found
-            config.HTMLExporter.extra_template_paths = [handlers.template_path]
+            # where 'formgrade/index.html.j2', which ours extends, and our macros are found
+            config.HTMLExporter.extra_template_paths = [handlers.template_path,
+                                                        str(TEMPLATES)]
             config.HTMLExporter.mathjax_url = url_path_join(self.base_url or "/", MATHJAX)
             exporter = HTMLExporter(config=config)
             self.settings["coursekit_exporter"] = exporter
-        return exporter
+        return _WithOutcome(exporter, self.api)
+
+
+class _WithOutcome:
+    """The exporter, handed coursekit's outcome of the submission it renders as
+    ``resources.coursekit`` (nbgrader's SubmissionHandler builds the resources)."""
+
+    def __init__(self, exporter, api: CoursekitAPI):
+        self.exporter, self.api = exporter, api
+
+    def from_filename(self, filename, resources=None, **kwargs):
+        resources = dict(resources or {})
+        resources["coursekit"] = self.api.outcome(resources.get("student"),
+                                                  resources.get("assignment_id"))
+        return self.exporter.from_filename(filename, resources=resources, **kwargs)
 
 
 def _slow(method_name: str):
@@ -358,6 +504,98 @@ SLOW = {
 def _subclass(handler: type) -> type:
     namespace = {"post": _slow(SLOW[handler])} if handler in SLOW else {}
     return type(f"Coursekit{handler.__name__}", (CoursekitHandler, handler), namespace)
+
+
+# --------------------------------------------------------------------------- Assignment List
+
+class StudentAssignmentList(assignment_list.AssignmentList):
+    """nbgrader's Assignment List (fetch, submit, fetch feedback), in the folder the student
+    works in.
+
+    nbgrader keeps a student's copies in ``c.Exchange.assignment_dir``, by default the folder
+    the server was *started* in. ``make lab`` starts JupyterLab in the checkout and serves
+    ``work/``: Fetch wrote beside ``work/``, outside what JupyterLab shows (its links and
+    "view feedback" led nowhere, Validate refused the path), and Submit handed in that
+    untouched copy, never the notebook the student had edited. Here the default is the
+    server's root folder (``work/``; a configured ``assignment_dir`` is kept). What Fetch
+    copies is recorded as the release in ``work/.fetched.json``, as ``coursekit fetch``
+    records its own copies, and Submit refuses a notebook that is still the release as
+    fetched (an edit not saved yet), saying so.
+    """
+
+    def load_config(self):
+        config = super().load_config()
+        if "assignment_dir" not in config.Exchange:
+            config.Exchange.assignment_dir = str(Path(self.root_dir).resolve())
+        return config
+
+    def fetch_assignment(self, course_id, assignment_id):
+        result = super().fetch_assignment(course_id, assignment_id)
+        if result.get("success"):
+            self._record_fetched(assignment_id)
+        return result
+
+    def submit_assignment(self, course_id, assignment_id):
+        unchanged = self._unchanged(course_id, assignment_id)
+        if unchanged:
+            folder = Path(self.load_config().Exchange.assignment_dir) / assignment_id
+            shown = os.path.relpath(folder, self.root_dir)
+            return {"success": False, "value": (
+                f"{', '.join(unchanged)} in {shown}/ is still the lab as it was released: "
+                f"none of your answers are in the file. Submit hands in what is saved in "
+                f"{shown}/, so if you edited the notebook in JupyterLab, save it first "
+                f"(File → Save Notebook, Ctrl+S), then Submit again.")}
+        return super().submit_assignment(course_id, assignment_id)
+
+    def _record_fetched(self, assignment_id: str) -> None:
+        """Under ``make lab`` (the root is a course's ``work/``), record the fetched files
+        as the release (:func:`autograder.fetch.record_fetched`)."""
+        from .fetch import WORK, record_fetched
+        root = Path(self.root_dir).resolve()
+        if root.name != WORK or not (root.parent / "course" / "course.toml").is_file():
+            return
+        try:
+            course = load_course(root.parent)
+            record_fetched(course, course.lab(assignment_id))
+        except (ManifestError, OSError) as error:
+            self.log.warning("coursekit: %s fetched, but not recorded in %s/.fetched.json: %s",
+                             assignment_id, WORK, error)
+
+    def _unchanged(self, course_id: str, assignment_id: str) -> list[str]:
+        """The lab's notebooks in the student's folder, when every one of them still has the
+        cells of the release in the exchange (outputs aside); empty when any differs."""
+        from nbgrader.exchange.default import Exchange
+        config = self.load_config()
+        released = Path(Exchange(config=config).root) / course_id / "outbound" / assignment_id
+        folder = Path(config.Exchange.assignment_dir) / assignment_id
+        same = []
+        for release in sorted(released.glob("*.ipynb")):
+            mine = folder / release.name
+            if not mine.is_file():
+                continue   # nbgrader's Submit says what is missing
+            if _cell_sources(mine) != _cell_sources(release):
+                return []
+            same.append(release.name)
+        return same
+
+
+def _cell_sources(path: Path) -> list[tuple[str, str]] | None:
+    """Each cell's type and source (outputs, counts and metadata aside); None when the file
+    is not a notebook."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return [(c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list)
+                 else c["source"]) for c in cells]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class _StudentManager:
+    """Mixed in front of nbgrader's Assignment List handlers: coursekit's manager."""
+
+    @property
+    def manager(self):
+        return self.settings["coursekit_assignment_list"]
 
 
 # --------------------------------------------------------------------------- validate
@@ -440,7 +678,16 @@ def _load_jupyter_server_extension(serverapp) -> None:
         if issubclass(handler, handlers.BaseHandler):
             handler = _subclass(handler)
         routes.append((url_path_join(base_url, pattern.lstrip("/")), handler, *rest))
+    routes.append((url_path_join(base_url, "formgrader/coursekit/(.*)"), web.StaticFileHandler,
+                   {"path": str(STATIC)}))
     routes.append((url_path_join(base_url, "assignments/validate"), ValidateHandler))
+    if serverapp.jpserver_extensions.get("nbgrader.server_extensions.assignment_list"):
+        manager = StudentAssignmentList(parent=serverapp)
+        manager.root_dir = serverapp.root_dir
+        webapp.settings["coursekit_assignment_list"] = manager
+        for pattern, handler in assignment_list.default_handlers:
+            routes.append((url_path_join(base_url, pattern.lstrip("/")),
+                           type(f"Coursekit{handler.__name__}", (_StudentManager, handler), {})))
     # Tornado tries host rules in order: ours go first, so nbgrader's (loaded before or after
     # this extension) answer only what is not overridden here.
     webapp.default_router.rules.insert(

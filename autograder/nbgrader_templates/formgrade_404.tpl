@@ -1,7 +1,8 @@
 {#- nbgrader's page for a submission without a graded notebook, with coursekit's reasons
-    (a missing or corrupt hand-in is a graded outcome: score 0, and why). nbgrader's template environment does not
-    autoescape: every text from a submission goes through |e. -#}
-{% from 'formgrade_macros.tpl' import nav, header %}
+    (a missing or corrupt hand-in is a graded outcome: score 0, and why). nbgrader's template
+    environment does not autoescape: every text from a submission goes through |e. -#}
+{% from 'formgrade/formgrade_macros.html.j2' import nav, header %}
+{% from 'coursekit_outcome.html.j2' import outcome_panel %}
 
 <!DOCTYPE html>
 <html>
@@ -16,21 +17,17 @@
     <div class="panel panel-default">
       <div class="panel-heading">
         <h4 class="panel-title">
-          <span>{{ resources.notebook_id }}</span>
+          <span>{{ resources.notebook_id|e }}</span>
           <span class="pull-right">Submission {{ resources.index + 1 }} / {{ resources.total }}</span>
         </h4>
       </div>
       <div class="panel-body" id="coursekit-no-notebook">
         {% if outcome %}
-        <p><b>{{ resources.student|e }}</b>: no graded notebook to show. coursekit graded this
-          hand-in as <b>{{ outcome.status|e }}</b>, {{ "%.2f"|format(outcome.score) }} /
-          {{ "%g"|format(outcome.auto_max_score) }} autograded points.</p>
-        <ul>
-          {% for reason in outcome.reasons %}<li>{{ reason|e }}</li>{% endfor %}
-        </ul>
+        <p><b>{{ resources.student|e }}</b>: no graded notebook to show.</p>
+        {{ outcome_panel(outcome) }}
         <p>Once the student hands in a readable notebook, grade it again with
           <code>coursekit autograde --student {{ resources.student|e }} --lab {{ resources.assignment_id|e }}</code>
-          or the Autograde button of Manage Submissions.</p>
+          or the ⚡ Autograde button of Manage Submissions.</p>
         {% else %}
         <p>No graded notebook at {{ resources.filename|e }}, and coursekit has no outcome for
           this submission yet: autograde it first.</p>

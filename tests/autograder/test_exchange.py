@@ -21,8 +21,9 @@ import pytest
 from autograder import demo_class
 from autograder.manifest import REPO_ROOT
 from conftest import TEST_LIMITS, make_fixture_course
-from nbgrader.utils import get_username
 from machine_load import scaled
+from nbgrader.api import Gradebook
+from nbgrader.utils import get_username, parse_utc
 
 pytestmark = pytest.mark.slow
 LAB = "labfx"
@@ -72,6 +73,10 @@ def test_release_fetch_submit_collect_grade_and_feedback_through_the_exchange(tm
     graded = _run(coursekit + ["autograde", "--root", str(course.root), "--no-progress",
                                *limits], course.root, instructor)
     assert "graded 1 notebook(s)" in graded, graded
+    # The gradebook keeps when the exchange says it was handed in (nbgrader's lateness).
+    with Gradebook(course.default_db_url, "deep-learning-software") as gradebook:
+        assert gradebook.find_submission(LAB, me).timestamp == \
+            parse_utc((collected / "timestamp.txt").read_text().strip())
 
     # Feedback: coursekit writes the page beside the exchange's files; nbgrader hands it back.
     _run(coursekit + ["feedback", "--root", str(course.root)], course.root, instructor)
@@ -86,3 +91,43 @@ def test_release_fetch_submit_collect_grade_and_feedback_through_the_exchange(tm
     assert text == page.read_text(encoding="utf-8")
     auto = demo.max_score
     assert f"Autograded: <b>{auto:.2f} / {auto:g}</b> points" in text, text[:2000]
+
+
+def test_assignment_list_fetches_and_submits_in_the_folder_jupyterlab_serves(tmp_path,
+                                                                             monkeypatch):
+    """``make lab`` starts JupyterLab in the course tree and serves ``work/``: Assignment
+    List's Fetch lands in ``work/`` (recorded as the release for ``coursekit fetch``), Submit
+    refuses a notebook still as released, and hands in the one the student saved there."""
+    from autograder.fetch import fetch
+    from autograder.nbgrader_ui import StudentAssignmentList
+    course = make_fixture_course(tmp_path / "tree")
+    shutil.copytree(REPO_ROOT / "course" / "student", course.course_dir / "student")
+    base = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
+    _run([sys.executable, "-m", "nbgrader", "release_assignment", LAB], course.course_dir,
+         {**base, "HOME": str(tmp_path / "instructor-home"),
+          "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]})
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(course.course_dir / "student"))
+    monkeypatch.setenv("HOME", str(tmp_path / "student-home"))
+    monkeypatch.chdir(course.root)               # where `make lab` starts the server
+    work = course.root / "work"
+    work.mkdir()
+    manager = StudentAssignmentList()
+    manager.root_dir = str(work)                 # `jupyter lab work/`
+
+    assert manager.fetch_assignment("deep-learning-software", LAB)["success"]
+    notebook = work / LAB / f"{LAB}.ipynb"
+    assert notebook.is_file() and not (course.root / LAB).exists()
+    listed = manager.list_assignments("deep-learning-software")["value"]
+    assert [a["path"] for a in listed if a["status"] == "fetched"] == [LAB]
+    done, _ = fetch(course, [], every=True)
+    assert not (done[0].copied or done[0].updated or done[0].kept), done[0].report()
+
+    refused = manager.submit_assignment("deep-learning-software", LAB)
+    assert not refused["success"] and "still the lab as it was released" in refused["value"]
+
+    demo = demo_class.demo_lab(course, course.lab(LAB))
+    nbformat.write(demo.notebook(), str(notebook))
+    assert manager.submit_assignment("deep-learning-software", LAB)["success"]
+    inbound = list((course.course_dir / "exchange").glob(f"*/inbound/*+{LAB}+*/{LAB}.ipynb"))
+    assert len(inbound) == 1
+    assert inbound[0].read_bytes() == notebook.read_bytes()

@@ -4,9 +4,14 @@ The browser is the system's (``apt-get install chromium``; ``make`` installs it 
 to Playwright as ``executable_path``: Playwright never downloads one. Without it every browser
 test is skipped with the reason. Each JupyterLab listens on 127.0.0.1 with a random port and
 token, in its own process group, and is stopped by that id when the test ends.
+
+Servers start as the Makefile starts them (:func:`grade_ui`, :func:`make_lab`): in the course
+tree, with its ``course/`` or ``course/student/`` as the Jupyter configuration folder, and
+the same root folder (the tree, or ``work/`` given as ``jupyter lab work/`` gives it).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -17,15 +22,19 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
+LAB = "labfx"             # the fixture course's lab, which the demo class handed in
+NOBODYS_LAB = "labfy"     # a second lab of the TA's course, which nobody handed in
 ARTIFACTS = Path(__file__).parent / "artifacts"   # screenshots, JupyterLab logs (git-ignored)
 STARTUP_S = scaled(180)  # a loaded CI machine starts JupyterLab in 10-60 s; a busier one later
 BROWSERS = ("chromium", "chromium-browser")
@@ -121,11 +130,29 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def grade_ui(tree: Path, log: Path, home: Path, extra_env: dict[str, str] | None = None):
+    """``make grade-ui`` in the course tree ``tree``: started there, ``course/`` as the
+    Jupyter configuration folder, the tree as the root folder, opened on the formgrader."""
+    return jupyter_lab(tree, tree / "course", log, home, extra_env, cwd=tree,
+                       args=[f"--ServerApp.root_dir={tree}", "--LabApp.default_url=/formgrader"])
+
+
+def make_lab(tree: Path, log: Path, home: Path, config_dir: Path | None = None):
+    """``make lab``'s JupyterLab in ``tree`` (its ``coursekit fetch --all`` aside): started
+    there, ``course/student/`` as the Jupyter configuration folder (``config_dir`` where the
+    tree has none), ``jupyter lab work/``."""
+    return jupyter_lab(tree / "work", config_dir or tree / "course" / "student", log, home,
+                       cwd=tree, args=["work/"])
+
+
 @contextmanager
 def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
-                extra_env: dict[str, str] | None = None):
+                extra_env: dict[str, str] | None = None, *, cwd: Path | None = None,
+                args: list[str] | None = None):
     """JupyterLab serving ``root`` with ``config_dir`` as its Jupyter configuration folder
-    (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group."""
+    (``course/`` for a TA, ``course/student/`` for a student); stopped by its process group.
+    It starts in ``cwd`` (default: ``root``) with ``args`` (default: ``root`` as
+    ``--ServerApp.root_dir``), so that it can be started as the Makefile starts it."""
     port, token = _free_port(), secrets.token_hex(16)
     # Every cell in the page, not only those scrolled into view (JupyterLab's default
     # windowing leaves the others out of the DOM, where a test cannot find their outputs).
@@ -143,13 +170,15 @@ def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            **(extra_env or {})}
+    # As `make` runs it: the environment's bin/ on PATH (nbgrader runs `alembic` by name).
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
                f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}"]
+               *(args if args is not None else [f"--ServerApp.root_dir={root}"])]
     if os.geteuid() == 0:
         command.append("--allow-root")
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=out,
+        process = subprocess.Popen(command, cwd=cwd or root, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     lab = Lab(f"http://127.0.0.1:{port}", token, process.pid, log)
     try:
@@ -189,3 +218,48 @@ def _stop(process: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     process.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------- courses
+
+def pipeline_module(name: str, file: str):
+    """tests/autograder/``file``, loaded once under ``name``."""
+    module = sys.modules.get(name)
+    if module is None:
+        path = REPO / "tests" / "autograder" / file
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module   # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return module
+
+
+def graded_class_copy(tmp_path_factory, name: str) -> Path:
+    """A private copy of the graded demo class (tests/autograder/conftest.py, graded once per
+    run), with the repository's configuration folders (``course/``, ``course/student/``)."""
+    module = pipeline_module("pipeline_fixtures", "conftest.py")
+    # In a thread of its own: grading runs an asyncio loop, and Playwright's runs in this one.
+    with ThreadPoolExecutor(1) as thread:
+        graded = Path(thread.submit(module.once_per_run, tmp_path_factory, "graded_class",
+                                    module._grade_demo_class).result()["root"])
+    root = tmp_path_factory.mktemp(name) / "class"
+    shutil.copytree(graded, root, symlinks=True)
+    for config in ("nbgrader_config.py", "jupyter_server_config.py"):
+        shutil.copy(REPO / "course" / config, root / "course" / config)
+    shutil.copytree(REPO / "course" / "student", root / "course" / "student")
+    return root
+
+
+def add_a_lab_nobody_handed_in(root: Path) -> None:
+    """``labfy`` in the manifest, with a solution notebook of its own cell ids: the class
+    handed in labfx only."""
+    nb = nbformat.read(str(root / "solutions" / LAB / f"{LAB}.ipynb"), as_version=4)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id"):
+            meta["grade_id"] += "_fy"
+    (root / "solutions" / NOBODYS_LAB).mkdir()
+    nbformat.write(nb, str(root / "solutions" / NOBODYS_LAB / f"{NOBODYS_LAB}.ipynb"))
+    with open(root / "course" / "course.toml", "a", encoding="utf-8") as manifest:
+        manifest.write(f'\n[[lab]]\nid = "{NOBODYS_LAB}"\ntitle = "A lab nobody handed in"\n'
+                       f"points = 6\n")
