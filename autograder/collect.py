@@ -441,10 +441,12 @@ def _candidates(folder: Path) -> list[_Candidate]:
                 continue
             budget -= entry.size
             try:
-                info = os.stat(entry.path, dir_fd=root, follow_symlinks=False)
-                key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-                ids, notes, mtime, error = _seen(
-                    key, lambda: _read_candidate(root, entry.path))   # noqa: B023 — called now
+                with os.fdopen(untrusted_tree.open_file(root, entry.path), "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    ids, notes, mtime, error = _seen(
+                        (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns),
+                        lambda: (*parse_submitted(handle, info.st_size, path.name),  # noqa: B023
+                                 info.st_mtime))
                 found.append(_Candidate(path, error, mtime, notes, ids))
             except OSError as error:
                 why = f"unreadable ({printable(error.strerror or error, 120)})"
