@@ -71,7 +71,8 @@ class RankResult:
 
 
 def launch(fn: Callable[..., Any], world_size: int, *args: Any,
-           timeout: float = DEFAULT_TIMEOUT_S, echo: bool = True, **kwargs: Any) -> list[Any]:
+           timeout: float = DEFAULT_TIMEOUT_S, echo: bool = True, op_timeout: float | None = None,
+           **kwargs: Any) -> list[Any]:
     """Run ``fn(*args, **kwargs)`` on ``world_size`` processes in a gloo process group.
 
     Inside ``fn``, ``torch.distributed`` is initialised: ``dist.get_rank()`` is this process's
@@ -80,6 +81,8 @@ def launch(fn: Callable[..., Any], world_size: int, *args: Any,
     Args:
         timeout: seconds for the whole run, and for every rendezvous and collective.
         echo: print what the ranks printed, each line prefixed with ``[rank r]``.
+        op_timeout: seconds one send, recv or collective may wait for the other ranks (by
+            default ``timeout``): shorter, a deadlock is found sooner than the whole run's end.
 
     Returns:
         each rank's return value, in rank order.
@@ -89,7 +92,7 @@ def launch(fn: Callable[..., Any], world_size: int, *args: Any,
             not finish within ``timeout``.
         NotImplementedError: a rank ran an exercise's stub.
     """
-    results = run_ranks(fn, world_size, args, kwargs, timeout=timeout)
+    results = run_ranks(fn, world_size, args, kwargs, timeout=timeout, op_timeout=op_timeout)
     if echo:
         for result in results:
             for line in result.printed.splitlines():
@@ -115,7 +118,8 @@ def _secondary(result: RankResult) -> bool:
 
 
 def run_ranks(fn: Callable[..., Any], world_size: int, args: tuple = (), kwargs: dict | None = None,
-              *, timeout: float = DEFAULT_TIMEOUT_S) -> list[RankResult]:
+              *, timeout: float = DEFAULT_TIMEOUT_S,
+              op_timeout: float | None = None) -> list[RankResult]:
     """Like :func:`launch`, but returns every rank's :class:`RankResult`, failures included
     (a rank that did not report is an error of its own), and never raises for a rank."""
     if not hasattr(os, "fork"):
@@ -140,7 +144,7 @@ def run_ranks(fn: Callable[..., Any], world_size: int, args: tuple = (), kwargs:
                 for other in pipes:
                     os.close(other)
                 _rank_main(fn, args, kwargs, rank, world_size, store_path, timeout,
-                           write_end, lifeline_read)
+                           write_end, lifeline_read, op_timeout or timeout)
             os.close(write_end)
             children[rank] = pid
             pipes[read_end] = rank
@@ -252,7 +256,7 @@ def _watch_lifeline(fd: int) -> None:
 
 
 def _rank_main(fn, args, kwargs, rank: int, world_size: int, store_path: str, timeout: float,
-               result_fd: int, lifeline_fd: int) -> None:
+               result_fd: int, lifeline_fd: int, op_timeout: float) -> None:
     """The body of one rank (see the notes in the module docstring). Never returns."""
     code = 1
     try:
@@ -271,7 +275,7 @@ def _rank_main(fn, args, kwargs, rank: int, world_size: int, store_path: str, ti
             store = dist.FileStore(store_path, world_size)
             store.set_timeout(timedelta(seconds=timeout))
             dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size,
-                                    timeout=timedelta(seconds=timeout))
+                                    timeout=timedelta(seconds=op_timeout))
             try:
                 result.value = fn(*args, **kwargs)
             finally:

@@ -15,15 +15,19 @@ import os
 from typing import Any
 
 from . import oracle
+from .points import cell_of
 from .program import get_check, run_program
 from .report import format_check, not_implemented
 from .seeds import seed_for
-from .verdict import judge, observed
+from .verdict import judge_expected, observed, reference_cases
 from .watch import reason as delegation_reason
 from .watch import watching
 
 MODE_ENV = "COURSEKIT_MODE"
 _FAILING: set[str] = set()  # checks that failed in this notebook session (student mode)
+# The reference's cases of a check that a later call of the same cell makes, computed early
+# for their weights (the cell's points are split by them): the call uses them, once.
+_AHEAD: dict[tuple[str, int], list] = {}
 
 
 class CheckFailed(AssertionError):
@@ -59,8 +63,10 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
     seed = seed_for(check_name, hidden)
     with watching(check.forbid, impl) as delegated:
         observations = run_program(check, impl, seed)
-    result = judge(check_name, seed, [(o.label, observed(o.value, o.error)) for o in observations],
-                   hidden=hidden)
+    expected = _AHEAD.pop((check_name, seed), None) or reference_cases(check_name, seed)
+    result = judge_expected(check_name, expected,
+                            [(o.label, observed(o.value, o.error)) for o in observations],
+                            hidden=hidden)
     if delegated:
         result = result.failed(delegation_reason(delegated))
     if result.passed:
@@ -71,10 +77,36 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
         if broken and not not_implemented(result):  # the code it calls fails: say only that
             result = result.failed(f"depends on {broken[0]}, an earlier exercise, which fails: "
                                    f"fix that one first (this exercise's answer calls it)")
-    report = format_check(result)
+    report = format_check(result, None if hidden else _points(check_name, expected))
     if hidden:
         report += f"\n    (seed {seed}; rerun with COURSEKIT_SEED={seed} to reproduce)"
     print(report)
     if not result.passed:
         raise CheckFailed(f"{check_name}: {sum(not c.passed for c in result.cases)} of "
                           f"{len(result.cases)} cases differ from the reference (see above)")
+
+
+def _points(check_name: str, expected: list) -> float | None:
+    """This call's share of its checks cell's points, split by case weight over the cell's
+    visible calls as validate and the grader split them; None where the release is not at
+    hand (the report then counts cases only)."""
+    try:
+        cell = cell_of(check_name)
+        if cell is None:
+            return None
+        points, calls = cell
+        weights = []
+        for name in calls:
+            if name == check_name:
+                cases = expected
+            else:
+                key = (name, seed_for(name, False))
+                if key not in _AHEAD:
+                    _AHEAD[key] = reference_cases(*key)
+                cases = _AHEAD[key]
+            weights.append(sum(case.weight for case, _ in cases))
+        total = sum(weights)
+        mine = weights[calls.index(check_name)]
+        return points * mine / total if total else points / len(calls)
+    except Exception:  # noqa: BLE001 — the points are a courtesy; the verdict stands without
+        return None

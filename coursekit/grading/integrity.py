@@ -7,6 +7,7 @@ read the code to confirm.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 # Constructs that change how later cells or the checks run. Legitimate lab code never needs
@@ -73,12 +74,25 @@ def _parse(source: str) -> ast.AST | None:
         return None  # nor can the kernel compile it: the cell fails where it runs
 
 
+_NAME_TEXT = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _prose(tree: ast.AST) -> set[int]:
+    """Ids of the string constants that are prose, never a name to look up: docstrings and
+    other strings standing alone as statements."""
+    return {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr))}
+
+
 def _dotted_names(tree: ast.AST, strings: bool = True) -> list[str]:
     """Every module path and attribute chain the code names, with import aliases resolved;
-    with ``strings``, also its text constants (literal pieces joined first, so ``"back" +
-    "ward"`` reads as ``backward``) and the attributes ``getattr`` is asked for."""
+    with ``strings``, also its text constants that read as a name (literal pieces joined
+    first, so ``"back" + "ward"`` reads as ``backward``) and the attributes ``getattr`` is
+    asked for. Docstrings and text with spaces ("as torch.amp.GradScaler does") are prose:
+    they never count, as the README promises."""
     aliases: dict[str, str] = {}
     names: list[str] = []
+    prose = _prose(tree) if strings else set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -104,9 +118,9 @@ def _dotted_names(tree: ast.AST, strings: bool = True) -> list[str]:
             names.append("." + node.attr)
         elif isinstance(node, ast.Name):
             names.append(aliases.get(node.id, node.id))
-        elif strings:
+        elif strings and id(node) not in prose:
             text = _folded(node)
-            if text is not None:
+            if text is not None and _NAME_TEXT.fullmatch(text):
                 names.append(text)
             if isinstance(node, ast.Call) and _looks_up_attributes(node.func):
                 for arg in node.args[1:] if _is_name(node.func, "getattr", "hasattr") else node.args:

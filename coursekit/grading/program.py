@@ -36,6 +36,10 @@ class Case:
         rtol, atol: tolerances for floating-point comparison.
         weight: share of the cell's points relative to the other cases.
         names: labels for the items of a tuple result, e.g. ``("grad_x", "grad_y")``.
+        follows: labels of earlier cases this one builds on (the same object, a state they
+            left). When one of them failed, this case's failure is reported as following from
+            it, without a hint of its own: its hint would name a mistake the student may not
+            have made.
     """
 
     label: str
@@ -45,6 +49,7 @@ class Case:
     atol: float = 1e-7
     weight: float = 1.0
     names: tuple[str, ...] = ()
+    follows: tuple[str, ...] = ()
 
 
 @dataclass

@@ -95,17 +95,31 @@ def judge_expected(check_name: str, expected_pairs: list[tuple[Any, Any]],
     result = CheckResult(check_name, hidden)
     got_by_label = dict(student)
     crashed = next((v for label, v in student if label == STOPPED), None)
+    failed: set[str] = set()
     for case, expected in expected_pairs:
         if case.label not in got_by_label:
             why = (f" (the check stopped early: {crashed!r})" if crashed is not None
                    else f" ({stopped})" if stopped else "")
             result.cases.append(CaseResult(case.label, False, f"not observed{why}",
                                            case.hint, case.weight))
+            failed.add(case.label)
             continue
-        message = compare(got_by_label[case.label], expected, rtol=case.rtol, atol=case.atol,
-                          names=case.names)
+        got = got_by_label[case.label]
+        message = compare(got, expected, rtol=case.rtol, atol=case.atol, names=case.names)
+        hint = case.hint
+        if message is not None:
+            failed.add(case.label)
+            cause = next((label for label in getattr(case, "follows", ()) if label in failed),
+                         None)
+            if cause is not None:
+                # NOTE [a failure that follows from another one]: this case starts from what
+                # a failing case left; its own hint would name another mistake.
+                message += f" (follows from the failing case '{cause}': fix that one first)"
+                hint = ""
+            elif isinstance(got, RaisedError) and "EarlierStepFailed" in got.names:
+                hint = ""  # skipped: the step it needs failed, and that step says why
         result.cases.append(CaseResult(case.label, message is None, message or "",
-                                       case.hint, case.weight))
+                                       hint, case.weight))
     return result
 
 

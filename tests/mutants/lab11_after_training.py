@@ -499,3 +499,14 @@ def jax_two_layer(x, y, w1, w2):
     return loss_of(w1, w2), jax.grad(loss_of, 0)(w1, w2), jax.grad(loss_of, 1)(w1, w2)
 ''')),
 ]
+
+ALTERNATIVES["frameworks"].append(
+    ("torch: the loss handed back still attached to its graph (never detached)",
+     _frameworks(torch_='''
+def torch_two_layer(x, y, w1, w2):
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    w1, w2 = torch.tensor(w1, requires_grad=True), torch.tensor(w2, requires_grad=True)
+    loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
+    loss.backward()
+    return loss, w1.grad, w2.grad
+''')))

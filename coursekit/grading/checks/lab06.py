@@ -243,9 +243,23 @@ def grow_or_shrink_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def _loss_and_grads(impl, x, y, w1, w2a, w2b, prev_loss):
+def _takes_tensor_prev_loss(impl) -> bool:
+    """Whether a TorchScript function declares its sixth argument (prev_loss) a Tensor: the
+    type TorchScript gives an argument without annotation, and every argument of a trace."""
+    try:
+        arguments = impl.schema.arguments
+    except AttributeError:
+        return False
+    return len(arguments) >= 6 and str(arguments[5].type).startswith("Tensor")
+
+
+def _loss_and_grads(impl, x, y, w1, w2a, w2b, prev_loss, *, as_declared=True):
+    """Loss and gradients in float64; ``as_declared``: prev_loss as a 0-d tensor where the
+    function declares a Tensor, so that its values are checked apart from that mistake."""
     import torch
 
+    if as_declared and _takes_tensor_prev_loss(impl):
+        prev_loss = torch.tensor(prev_loss, dtype=torch.float64)
     leaves = [torch.tensor(w, requires_grad=True) for w in (w1, w2a, w2b)]
     loss = impl(torch.tensor(x), torch.tensor(y), *leaves, prev_loss)
     loss.backward()
@@ -253,9 +267,14 @@ def _loss_and_grads(impl, x, y, w1, w2a, w2b, prev_loss):
     return (loss.detach(), *grads)
 
 
+_FLOAT_HINT = ("TorchScript takes an argument without annotation to be a Tensor, and a "
+               "scripted function refuses the Python float the training loop passes "
+               "(prev_loss = loss.item()): write prev_loss: float in the signature")
+
+
 @check("lab06.w2_model", reference=_reference_w2_model)
 def w2_model_program(impl: Any, rng):
-    """w2_model: scripted, both branches in the graph, loss and gradients as eager."""
+    """w2_model: scripted, both branches in the graph, a float prev_loss, loss and gradients."""
     probe = [rng.standard_normal(s) for s in ((2, 3), (2, 2), (3, 4), (4, 2), (4, 2))]
     # Each case calls the function first: an unwritten one says so, whatever the case looks at.
     yield Case("w2_model is compiled to TorchScript",
@@ -267,18 +286,21 @@ def w2_model_program(impl: Any, rng):
                lambda: (_loss_and_grads(impl, *probe, 1.0), "prim::If" in str(impl.graph))[1],
                hint="script, do not trace: torch.jit.trace runs one branch and records only "
                     "that one; torch.jit.script compiles the source, `if` included", weight=0.5)
+    yield Case("it takes prev_loss as a Python float, as the training loop passes it",
+               lambda: (_loss_and_grads(impl, *probe, 7.5, as_declared=False), True)[1],
+               hint=_FLOAT_HINT, weight=0.5)
     n, d_in, h, d_out = (int(v) for v in rng.integers(2, 7, size=4))
     x, y = rng.standard_normal((n, d_in)), rng.standard_normal((n, d_out))
     w1, w2a, w2b = (rng.standard_normal(s) for s in ((d_in, h), (h, d_out), (h, d_out)))
     for prev_loss in (float(rng.uniform(0, 4.9)), 5.0, float(rng.uniform(5.1, 50))):
         branch = "w2a" if prev_loss < 5.0 else "w2b"
-        yield Case(f"prev_loss={prev_loss:.3g} (a Python float; uses {branch}): loss and "
-                   f"gradients", lambda p=prev_loss: _loss_and_grads(impl, x, y, w1, w2a, w2b, p),
+        yield Case(f"prev_loss={prev_loss:.3g} (uses {branch}): loss and gradients",
+                   lambda p=prev_loss: _loss_and_grads(impl, x, y, w1, w2a, w2b, p),
                    names=("loss", "grad w1", "grad w2a", "grad w2b"), rtol=1e-9, atol=1e-12,
-                   weight=1 / 3,
-                   hint="use w2a when prev_loss < 5.0, else w2b; TorchScript takes an argument "
-                        "without annotation to be a Tensor, so annotate prev_loss: float to "
-                        "call it with a Python float as the training loop does")
+                   weight=1 / 6,
+                   hint="use w2a when prev_loss < 5.0, else w2b (5.0 itself takes w2b); the "
+                        "loss is (y_pred - y).pow(2).sum() with "
+                        "y_pred = x.mm(w1).clamp(min=0).mm(w2)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,16 +335,24 @@ def export_program(impl: Any, rng):
             box["program"] = impl(model, _tensor(example))
             return _kind(box["program"])
 
-        yield Case(f"{kind}: export on a batch of {batch} returns an ExportedProgram", export,
+        exported = f"{kind}: export on a batch of {batch} returns an ExportedProgram"
+        yield Case(exported, export,
                    hint="return torch.export.export(model, (example,), dynamic_shapes=...)")
         yield Case(f"{kind}: the batch dimension of the graph's input is symbolic",
                    lambda box=box: _batch_is_dynamic(_kept(box, "program", "export")),
                    hint=_BATCH_HINT)
+        # The shape of the output says whether a batch size is accepted, whatever the mode;
+        # the values then say whether the mode is right (a graph in training mode accepts
+        # every batch size and gets every value wrong).
         for b, x in zip(sizes, inputs):
-            yield Case(f"{kind}: program.module() on a batch of {b}",
+            runs = f"{kind}: program.module() runs on a batch of {b} (the output's shape)"
+            yield Case(runs, lambda x=x, box=box: tuple(
+                           _kept(box, "program", "export").module()(_tensor(x)).shape),
+                       hint=_BATCH_HINT, follows=(exported,))
+            yield Case(f"{kind}: program.module() on a batch of {b}: the values",
                        lambda x=x, box=box: _kept(box, "program", "export").module()(
                            _tensor(x)).detach(),
-                       hint=_BATCH_HINT if b != batch else _EVAL_HINT)
+                       hint=_EVAL_HINT, follows=(exported, runs))
 
 
 # ---------------------------------------------------------------------------------------------

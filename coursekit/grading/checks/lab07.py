@@ -106,13 +106,30 @@ _TRAIN_HINTS = {
 }
 
 
+_STEPS_HINTS = {
+    # Only shown when the one-step case passed: one step is right, and what goes wrong is what
+    # a step leaves for the next one.
+    True: "one step is right, the next ones are not: keep the weights in the graph as "
+          "Variables and run the update nodes (w1.assign(w1 - lr * grad_w1), grouped with "
+          "tf.group) in the same sess.run as the loss, every step, in one session; feeding "
+          "the initial weights again, or a new session per step, starts over",
+    False: "one step is right, the next ones are not: keep w1 and w2 tf.Variables and change "
+           "them in place with w.assign_sub(lr * g). `w1 = w1 - lr * g` replaces the Variable "
+           "by a plain tensor, which the next tape does not watch (its gradient is None)",
+}
+
+
 def _train_program(impl, rng, *, eager_case: bool):
-    for trial in range(1, 3):
+    # A single step first: the loss and one update, with nothing carried from step to step.
+    # The trials after it then fail only for what a step leaves for the next one.
+    one_step: tuple[str, ...] = ()
+    for trial in range(0, 3):
         n, d_in, h, d_out = (int(rng.integers(3, 9)), int(rng.integers(2, 7)),
                              int(rng.integers(2, 8)), int(rng.integers(1, 4)))
         x, y, w1, w2 = _net_problem(rng, n, d_in, h, d_out)
-        steps, lr = int(rng.integers(3, 7)), float(rng.uniform(0.02, 0.1))
-        label = f"trial {trial} (N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps, lr={lr:.3g})"
+        steps, lr = (1 if trial == 0 else int(rng.integers(3, 7))), float(rng.uniform(0.02, 0.1))
+        label = (f"{'one step' if trial == 0 else f'trial {trial}'} (N={n}, D_in={d_in}, H={h}, "
+                 f"D_out={d_out}, {steps} step{'s' * (steps > 1)}, lr={lr:.3g})")
         box: dict = {}
 
         def call(box=box, args=(x, y, w1, w2, lr, steps)):
@@ -120,11 +137,16 @@ def _train_program(impl, rng, *, eager_case: bool):
             box["result"] = impl(*args)
             return _result_part(box, 0)
 
-        yield Case(f"{label}: losses", call, hint=_TRAIN_HINTS["losses"], rtol=1e-4, atol=1e-5)
-        yield Case(f"{label}: final w1", lambda box=box: _result_part(box, 1),
-                   hint=_TRAIN_HINTS["w1"], rtol=1e-4, atol=1e-5)
-        yield Case(f"{label}: final w2", lambda box=box: _result_part(box, 2),
-                   hint=_TRAIN_HINTS["w2"], rtol=1e-4, atol=1e-5)
+        labels = (f"{label}: losses", f"{label}: final w1", f"{label}: final w2")
+        hints = ((_TRAIN_HINTS["losses"], _TRAIN_HINTS["w1"], _TRAIN_HINTS["w2"]) if trial == 0
+                 else (_STEPS_HINTS[eager_case],) * 3)
+        yield Case(labels[0], call, hint=hints[0], rtol=1e-4, atol=1e-5, follows=one_step)
+        yield Case(labels[1], lambda box=box: _result_part(box, 1), hint=hints[1],
+                   rtol=1e-4, atol=1e-5, follows=one_step)
+        yield Case(labels[2], lambda box=box: _result_part(box, 2), hint=hints[2],
+                   rtol=1e-4, atol=1e-5, follows=one_step)
+        if trial == 0:
+            one_step = labels
     if eager_case:  # only once the calls above have returned (a stub changes nothing)
         yield Case("eager execution is still on after the call",
                    lambda box=box: _still_eager(box),

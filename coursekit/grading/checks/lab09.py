@@ -389,7 +389,8 @@ class _PlainSGD:
 
 
 def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
-    """Cases: construction, then one per training step, sharing the scaler and parameters."""
+    """Cases: construction, then two per training step, sharing the scaler and parameters:
+    what the step did to the gradients and parameters, and the scale update() left."""
     import torch
 
     state: dict = {}
@@ -401,13 +402,16 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
         return float(state["scaler"].get_scale())
 
     shown = ", ".join(f"{k}={v:g}" for k, v in config.items())
-    yield Case(f"{label}: LossScaler({shown}).get_scale()", build,
+    built = f"{label}: LossScaler({shown}).get_scale()"
+    yield Case(built, build,
                hint="get_scale() returns the current scale as a Python float", weight=0.5)
+    did, scale = built, built
     for step, (kind, g) in enumerate(zip(plan, grads)):
-        def run(kind=kind, g=g):
+        def run(kind=kind, g=g, step=step):
             if "scaler" not in state:
                 raise EarlierStepFailed("skipped because an earlier step failed: building the "
                                         "LossScaler")
+            state.pop("scale after", None)
             scaler, params, optimizer = state["scaler"], state["params"], state["optimizer"]
             optimizer.zero_grad()
             loss = sum((p * torch.from_numpy(gi)).sum() for p, gi in zip(params, g))
@@ -423,25 +427,46 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
                 observed["gradients after step()"] = [p.grad.clone() for p in params]
             scaler.update()
             observed["parameters after step()"] = [p.detach().clone() for p in params]
-            observed["get_scale() after update()"] = float(scaler.get_scale())
+            state["scale after"] = (step, float(scaler.get_scale()))
             return observed
 
-        yield Case(f"{label}: step {step}, {_STEP_WORDS[kind]}", run,
-                   hint=_SCALER_HINTS[kind], rtol=1e-6, atol=1e-9)
+        def scale_after(step=step):
+            if state.get("scale after", (None,))[0] != step:
+                raise EarlierStepFailed("skipped because this step failed (see the case above)")
+            return state["scale after"][1]
+
+        # Each step starts from the scale, the count and the parameters the steps before it
+        # left: after the first wrong one, the later ones differ whatever they do. The scale
+        # depends on the scale and count before it only; the step's effect on the parameters
+        # also on the parameters before it.
+        here = f"{label}: step {step}, {_STEP_WORDS[kind]}"
+        yield Case(f"{here}: scale(loss), gradients and parameters", run,
+                   hint=_SCALER_HINTS[kind][0], rtol=1e-6, atol=1e-9, follows=(did, scale))
+        did = f"{here}: scale(loss), gradients and parameters"
+        yield Case(f"{here}: get_scale() after update()", scale_after,
+                   hint=_SCALER_HINTS[kind][1], rtol=1e-6, atol=1e-9, weight=0.5,
+                   follows=(scale,))
+        scale = f"{here}: get_scale() after update()"
 
 
-_SCALER_HINTS = {
-    "ok": "finite gradients: unscale them in place (p.grad / scale), call optimizer.step(); "
-          "count the good step, and after growth_interval good steps in a row multiply the "
-          "scale by growth_factor and start counting again",
-    "inf": "any inf or NaN among the unscaled gradients: skip optimizer.step(), multiply the "
-           "scale by backoff_factor, and reset the count of good steps to 0",
-    "nan": "NaN is not finite either: test with torch.isfinite (torch.isinf misses NaN); skip "
-           "the step, back off, reset the count of good steps",
-    "big": "look for inf/NaN in the gradients *after* backward of the scaled loss: here a "
-           "finite gradient times the scale overflows; skip, back off, reset the count",
-    "clip": "unscale_(optimizer) divides the gradients once and remembers it: step() must not "
-            "divide them again in the same iteration; update() forgets it for the next one",
+_SKIP = ("any inf or NaN among the unscaled gradients: skip optimizer.step() (the parameters "
+         "stay as they are)")
+_SCALER_HINTS = {   # (what the step did, the scale after update())
+    "ok": ("finite gradients: scale(loss) multiplies by the current scale; unscale the "
+           "gradients in place (p.grad / scale), then call optimizer.step()",
+           "count the good step, and after growth_interval good steps in a row (a skipped "
+           "step sets the count back to 0) multiply the scale by growth_factor and start "
+           "counting again"),
+    "inf": (_SKIP, "after a step with an inf or NaN gradient: multiply the scale by "
+                   "backoff_factor, and set the count of good steps back to 0"),
+    "nan": (_SKIP, "NaN is not finite either, but torch.isinf misses it: test with "
+                   "torch.isfinite; then back off and set the count of good steps back to 0"),
+    "big": ("look for inf/NaN in the gradients *after* backward of the scaled loss (and after "
+            "unscaling them): here a finite gradient times the scale overflows; skip the step",
+            "an overflow found after backward counts as one: back off, reset the count"),
+    "clip": ("unscale_(optimizer) divides the gradients once and remembers it: step() must not "
+             "divide them again in the same iteration; update() forgets it for the next one",
+             "a step after unscale_() is a good step like any other: count it"),
 }
 
 
@@ -555,6 +580,37 @@ def _predict_case(impl, values, rows, batch_size, training, device, default):
             "model.training afterwards": bool(model.training)}
 
 
+_PREDICT_HINTS = {
+    "output": "model.eval() (dropout off, BatchNorm on its running statistics), then the forward "
+              "passes of x[i:i + batch_size], in order, joined with torch.cat",
+    "output.is_inference()": "the output must be an inference tensor: run the forward passes "
+                             "AND the torch.cat inside `with torch.inference_mode():`. Outside "
+                             "inference mode an op on inference tensors gives an ordinary "
+                             "tensor (a torch.cat after the with block does), and so does "
+                             "torch.no_grad()",
+    "rows per model call": "one model call per batch of batch_size rows, in order, the last "
+                           "one partial (x[i:i + batch_size] for i in range(0, len(x), "
+                           "batch_size)); keep the default batch_size=256",
+    "autograd": "record nothing for backward: under torch.inference_mode() no tensor is saved "
+                "and the output does not require grad",
+    "model.training afterwards": "afterwards put the model back in the mode it was in "
+                                 "(was_training = model.training; ...; model.train(was_training)), "
+                                 "in a finally block",
+}
+
+
+def _predict_property(boxes: list, key: str) -> list:
+    """One property of every trial's result, in trial order."""
+    for box in boxes:
+        if "observed" not in box:
+            raise EarlierStepFailed("skipped: a call to predict failed (see the cases above)")
+    if key == "autograd":
+        return [{"output.requires_grad": box["observed"]["output.requires_grad"],
+                 "tensors saved for backward": box["observed"]["tensors saved for backward"]}
+                for box in boxes]
+    return [box["observed"][key] for box in boxes]
+
+
 @check("lab09.predict", reference=_reference_predict)
 def predict_program(impl: Any, rng):
     """predict: eval mode, inference_mode, batches in order, the model's mode restored."""
@@ -573,16 +629,28 @@ def predict_program(impl: Any, rng):
         (300, 256, True, "cpu", True),
         (int(rng.integers(10, 40)), batch_size, True, "meta", False),
     ]
+    # Each property is its own case, weighted as the others: right values built outside
+    # inference mode lose that property's share, not the whole check.
+    boxes: list[dict] = []
     for rows, size, training, device, default in trials:
         label = (f"{rows} rows, " + ("default batch_size" if default else f"batch_size={size}")
-                 + f", model in {'train' if training else 'eval'} mode, on {device}")
-        yield Case(label, lambda r=rows, s=size, t=training, d=device, f=default:
-                   _predict_case(impl, values, r, s, t, d, f),
-                   hint="model.eval() (dropout off, BatchNorm on its running statistics), then "
-                        "torch.inference_mode() around the forward passes of x[i:i + "
-                        "batch_size], in order, joined with torch.cat; afterwards put the model "
-                        "back in the mode it was in (model.train(was_training)), in a finally "
-                        "block", rtol=1e-5, atol=1e-6)
+                 + f", model in {'train' if training else 'eval'} mode, on {device}: the output")
+        box: dict = {}
+        boxes.append(box)
+
+        def call(r=rows, s=size, t=training, d=device, f=default, box=box):
+            box.pop("observed", None)
+            box["observed"] = _predict_case(impl, values, r, s, t, d, f)
+            return box["observed"]["output"]
+
+        yield Case(label, call, hint=_PREDICT_HINTS["output"], rtol=1e-5, atol=1e-6)
+    for key, what in (("output.is_inference()", "the output is an inference tensor"),
+                      ("rows per model call", "the rows of each model call"),
+                      ("autograd", "nothing recorded for backward"),
+                      ("model.training afterwards", "the model's mode is restored")):
+        yield Case(f"{what}, in each of the {len(trials)} calls above",
+                   lambda key=key: _predict_property(boxes, key),
+                   hint=_PREDICT_HINTS[key])
 
 
 # ---------------------------------------------------------------------------------------------

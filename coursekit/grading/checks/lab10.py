@@ -27,6 +27,10 @@ import numpy as np
 from ..program import Case, EarlierStepFailed, check
 
 TIMEOUT_S = 20.0   # per launch: rendezvous, every collective, and the whole run
+# How long one send or recv may wait for its partner, in the point-to-point exercises: a
+# deadlock (two blocking sends that wait for each other) is said after this, not after the
+# whole run's time. A step of these tiny models takes milliseconds, even under the monitor.
+P2P_TIMEOUT_S = 8.0
 _COLLECTIVES = ("all_reduce", "reduce", "all_gather", "all_gather_into_tensor",
                 "all_gather_object", "reduce_scatter", "reduce_scatter_tensor", "broadcast",
                 "all_to_all", "all_to_all_single", "gather", "scatter")
@@ -73,10 +77,25 @@ def _reference_two_stage():
 # ---------------------------------------------------------------------------------------------
 
 
-def _launch(rank_fn, world_size: int, *args: Any) -> list:
+def _launch(rank_fn, world_size: int, *args: Any, op_timeout: float | None = None) -> list:
     from coursekit.distributed import launch
 
-    return launch(rank_fn, world_size, *args, timeout=TIMEOUT_S)
+    return launch(rank_fn, world_size, *args, timeout=TIMEOUT_S, op_timeout=op_timeout)
+
+
+_DEADLOCK = "deadlock"
+_SENT_NONE = "sent None"
+
+
+def _diagnosis(error: BaseException) -> str:
+    """What a failed launch says about the answer, in the check's own words: a deadlock, a
+    None sent where a tensor belongs, or another error (its first line)."""
+    text = str(error)
+    if "Timed out waiting" in text or "did not finish within" in text:
+        return _DEADLOCK
+    if "Expected parameter `tensor` of type torch.Tensor" in text:
+        return _SENT_NONE
+    return text.splitlines()[0][:300] if text else type(error).__name__
 
 
 def _plain(value: Any) -> Any:
@@ -241,7 +260,17 @@ def ring_all_reduce_program(impl: Any, rng):
         box = _Box(f"the run on {world_size} ranks")
 
         def run(box=box, world_size=world_size, arrays=arrays):
-            box.value = _launch(_ring_rank, world_size, impl, arrays)
+            from coursekit.distributed import RankFailed
+
+            try:
+                box.value = _launch(_ring_rank, world_size, impl, arrays,
+                                    op_timeout=P2P_TIMEOUT_S)
+            except RankFailed as error:
+                failure = _diagnosis(error)
+                raise RuntimeError(
+                    "the ranks waited for each other forever (a deadlock): every rank sent "
+                    "with a blocking dist.send before any received" if failure == _DEADLOCK
+                    else failure) from None
             return [rank[0]["tensor"] for rank in box.value]
 
         for index, shape in enumerate(shapes):
@@ -254,7 +283,9 @@ def ring_all_reduce_program(impl: Any, rng):
                        hint="every rank must end with the elementwise sum of all ranks' tensors, "
                             "written into the tensor it was given (flatten with view(-1), cut "
                             "into world_size chunks, N-1 reduce-scatter steps, then N-1 "
-                            "all-gather steps)")
+                            "all-gather steps); start each step's send with dist.isend and "
+                            "wait for it after the recv: blocking sends on every rank at once "
+                            "wait for each other forever")
             yield Case(f"{where}: bytes sent", lambda box=box, index=index, w=world_size, n=numel:
                        _traffic([rank[index] for rank in box.get()], w, n, 8),
                        hint="in a ring each rank sends 2(N-1) chunks of about n/N elements, "
@@ -305,28 +336,55 @@ def two_stage_program(impl: Any, rng):
                        "y": _targets(rng, loss, rows, sizes_2[-1]),
                        "hidden_shape": (rows, hidden)})
     box = _Box("the run on 2 ranks")
+    outcome: dict = {}
 
-    def run():
-        box.value = _launch(_two_stage_rank, 2, impl, trials)
-        return box.value[1][0]["returned"]
+    def run() -> bool:
+        from coursekit.distributed import RankFailed
 
+        try:
+            box.value = _launch(_two_stage_rank, 2, impl, trials, op_timeout=P2P_TIMEOUT_S)
+        except RankFailed as error:
+            outcome["failure"] = _diagnosis(error)
+            if outcome["failure"] not in (_DEADLOCK, _SENT_NONE):
+                raise RuntimeError(outcome["failure"]) from None   # its first line, no trace
+        return outcome.get("failure") != _DEADLOCK
+
+    def sends_a_tensor() -> bool:
+        if (not outcome and box.value is None) or outcome.get("failure") == _DEADLOCK:
+            raise EarlierStepFailed("skipped: the run on 2 ranks did not get that far")
+        return outcome.get("failure") != _SENT_NONE
+
+    # Two mistakes stop the run itself; each is its own case, so the message names it.
+    yield Case("both ranks finish: neither waits forever for the other", run, weight=0.5,
+               hint="a blocking dist.send waits until the other rank receives, and dist.recv "
+                    "until it sends: if both ranks send first (or both receive first), each "
+                    "waits for the other forever, a deadlock. Rank 0 sends the activation, "
+                    "then receives the gradient; rank 1 receives the activation, then sends "
+                    "the gradient")
+    yield Case("rank 1 sends a tensor back, not None",
+               sends_a_tensor, weight=0.5,
+               hint="the received activation is a leaf that does not require grad, so "
+                    "loss.backward() leaves received.grad None: call received.requires_grad_() "
+                    "before running rank 1's stage on it, then send received.grad")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
                  f"activation {trial['hidden_shape']})")
-        yield Case(f"{where}: the loss rank 1 returns", run if index == 0 else (
-                       lambda index=index: box.get()[1][index]["returned"]),
+        yield Case(f"{where}: the loss rank 1 returns",
+                   lambda index=index: box.get()[1][index]["returned"],
                    rtol=1e-9, atol=1e-12,
                    hint="rank 1 receives the activation into a tensor of hidden_shape, runs its "
                         "stage and the loss, and returns loss.item()")
         yield Case(f"{where}: gradients of the first stage, on rank 0",
                    lambda index=index: box.get()[0][index]["grads"], weight=2, rtol=1e-9,
                    atol=1e-12,
-                   hint="rank 0 receives the loss's gradient with respect to the activation it "
-                        "sent, and continues backward with activation.backward(gradient)")
+                   hint="rank 0's gradients come from the gradient rank 1 sends back: rank 1 "
+                        "must send received.grad (the received activation marked with "
+                        "requires_grad_()), and rank 0 continues backward with "
+                        "activation.backward(gradient)")
         yield Case(f"{where}: gradients of the second stage, on rank 1",
                    lambda index=index: box.get()[1][index]["grads"], rtol=1e-9, atol=1e-12,
-                   hint="rank 1's stage must run on the received activation, with "
-                        "requires_grad_() set so that its gradient can be sent back")
+                   hint="rank 1's stage must run on the received activation, with the loss "
+                        "loss_fn(output, y) and loss.backward()")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -249,32 +249,58 @@ def _training_step(model, noise: list, x) -> None:
         model(x)
 
 
-def _ema_box_state(box: dict) -> dict:
+def _ema_module(box: dict):
     if "ema" not in box:
         raise EarlierStepFailed("skipped: building the EMA model failed (see the case above)")
-    return _state(box["ema"].module)
+    return box["ema"].module
 
 
 def _ema_update(box: dict, model) -> dict:
-    if "ema" not in box:
-        raise EarlierStepFailed("skipped: building the EMA model failed (see the case above)")
+    _ema_module(box)
     box["ema"].update_parameters(model)
     return _state(box["ema"].module)
 
 
+def _shares_no_tensor(box: dict, model) -> bool:
+    """Whether the average keeps tensors of its own: none of its parameters and buffers is
+    one of the model's, or a view of the same memory."""
+    module = _ema_module(box)
+    theirs = list(model.parameters()) + list(model.buffers())
+    mine = list(module.parameters()) + list(module.buffers())
+    if module is model or {id(t) for t in mine} & {id(t) for t in theirs}:
+        return False
+    if any(t.is_meta for t in theirs):
+        return True   # meta tensors hold no memory to share
+    memory = {t.untyped_storage().data_ptr() for t in theirs}
+    return not any(t.untyped_storage().data_ptr() in memory for t in mine)
+
+
+def _unchanged_by(box: dict, model, noise, x) -> bool:
+    """Train the model on without an update; whether the average stayed as it was."""
+    torch = _torch()
+    module = _ema_module(box)
+    before = _state(module)
+    _training_step(model, noise, x)
+    after = _state(box["ema"].module)
+    if any(t.is_meta for t in before.values()):
+        return _shares_no_tensor(box, model)
+    return before.keys() == after.keys() and all(torch.equal(before[k], after[k])
+                                                 for k in before)
+
+
 def _ema_output(box: dict, x):
     torch = _torch()
-    if "ema" not in box:
-        raise EarlierStepFailed("skipped: building the EMA model failed (see the case above)")
-    module = box["ema"].module
+    module = _ema_module(box)
     module.eval()
     with torch.no_grad():
         return module(x)
 
 
 _EMA_HINTS = {
-    "build": "EMAModel(model, decay) keeps its own deep copy of the model in self.module "
-             "(copy.deepcopy): later changes to the model must not reach it",
+    "build": "right after EMAModel(model, decay), self.module holds the model's parameters and "
+             "buffers",
+    "own": "EMAModel(model, decay) keeps its own deep copy of the model in self.module "
+           "(copy.deepcopy(model)): later changes to the model must not reach it",
     "first": "the first update_parameters(model) copies the model's parameters and buffers "
              "into the average, as AveragedModel does; only later updates average",
     "update": "every later update: avg = decay * avg + (1 - decay) * current, for every "
@@ -305,25 +331,31 @@ def ema_program(impl: Any, rng):
             box["ema"] = impl(model, decay)
             return _state(box["ema"].module)
 
-        yield Case(f"{where}: the averaged copy right after EMAModel(model, decay)", build,
-                   hint=_EMA_HINTS["build"])
+        built = f"{where}: the averaged copy right after EMAModel(model, decay)"
+        yield Case(built, build, hint=_EMA_HINTS["build"])
+        # Properties that hold whatever the arithmetic: each names its own mistake.
+        own = f"{where}: the average shares no parameter or buffer with the model"
+        yield Case(own, lambda box=box, model=model: _shares_no_tensor(box, model),
+                   hint=_EMA_HINTS["own"])
+        previous = built
         for step in range(1, steps + 1):
             noise = [0.1 * rng.standard_normal(shape) for shape in shapes]
             x = torch.from_numpy(rng.standard_normal((batch, d))).to(dtype=dtype, device=device)
             _training_step(model, noise, x)  # the model trains on; the average follows it
-            yield Case(f"{where}: parameters and buffers after update_parameters #{step}",
-                       lambda box=box, model=model: _ema_update(box, model),
+            here = f"{where}: parameters and buffers after update_parameters #{step}"
+            # Each update starts from the average the ones before left.
+            yield Case(here, lambda box=box, model=model: _ema_update(box, model),
                        hint=_EMA_HINTS["first" if step == 1 else "update"],
-                       rtol=1e-5, atol=1e-6)
+                       rtol=1e-5, atol=1e-6, follows=(previous, own))
+            previous = here
         noise = [rng.standard_normal(shape) for shape in shapes]
         x = torch.from_numpy(rng.standard_normal((batch, d))).to(dtype=dtype, device=device)
-        _training_step(model, noise, x)  # the model moves on without an update
-        yield Case(f"{where}: the average is unchanged by training without an update",
-                   lambda box=box: _ema_box_state(box), hint=_EMA_HINTS["build"],
-                   rtol=1e-5, atol=1e-6)
+        yield Case(f"{where}: training the model on without an update leaves the average as "
+                   f"it was", lambda box=box, model=model, n=noise, x=x:
+                   _unchanged_by(box, model, n, x), hint=_EMA_HINTS["own"])
         yield Case(f"{where}: output of the averaged model in eval mode",
                    lambda box=box, x=x: _ema_output(box, x), hint=_EMA_HINTS["output"],
-                   rtol=1e-5, atol=1e-6)
+                   rtol=1e-5, atol=1e-6, follows=(previous, own))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,7 +503,7 @@ def _learning_rates(impl, model, head, lr, head_lr) -> dict:
             model.named_parameters()}
 
 
-@check("lab11.param_groups", reference=_reference_param_groups, after=("lab11.freeze",))
+@check("lab11.param_groups", reference=_reference_param_groups)
 def param_groups_program(impl: Any, rng):
     """finetune_param_groups: head at head_lr, other trainable parameters at lr, frozen ones out."""
     hint = ("return [{'params': [...], 'lr': lr}, {'params': [...], 'lr': head_lr}]: the head's "
