@@ -108,3 +108,39 @@ def random_model(kind: str, rng: np.random.Generator) -> tuple[torch.nn.Module, 
             state[name] = torch.from_numpy(rng.standard_normal(value.shape).astype(np.float32))
     model.load_state_dict(state)
     return model.train(), features
+
+
+# --------------------------------------------------------------- trees: graphs shaped by input
+
+def random_tree(rng: np.random.Generator, leaves: int, vocab: int, shape: str = "random"):
+    """A binary tree over ``leaves`` word indices drawn from ``range(vocab)``: a leaf is an
+    ``int``, an inner node a pair ``(left, right)``, as a parse tree of a sentence.
+
+    ``shape``: ``"random"`` (each node split at a random place), ``"left"`` (``((a, b), c)``: a
+    chain read left to right, what a recurrent network computes), ``"right"``, or
+    ``"balanced"``.
+    """
+    words = [int(w) for w in rng.integers(0, vocab, size=leaves)]
+
+    def build(items: list[int]):
+        if len(items) == 1:
+            return items[0]
+        cut = {"left": len(items) - 1, "right": 1, "balanced": len(items) // 2}.get(
+            shape, int(rng.integers(1, len(items))) if shape == "random" else None)
+        if cut is None:
+            raise ValueError(f"unknown shape {shape!r}: random, left, right or balanced")
+        return (build(items[:cut]), build(items[cut:]))
+
+    return build(words)
+
+
+def tree_text(tree) -> str:
+    """A tree as text, leaves as their indices: ``((3 1) 4)``."""
+    if isinstance(tree, tuple):
+        return "(" + " ".join(tree_text(child) for child in tree) + ")"
+    return str(tree)
+
+
+def inner_nodes(tree) -> int:
+    """The number of inner nodes (pairs) of a tree: one combining step each."""
+    return 1 + inner_nodes(tree[0]) + inner_nodes(tree[1]) if isinstance(tree, tuple) else 0

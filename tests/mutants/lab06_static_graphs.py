@@ -423,3 +423,81 @@ def time_compiled(fn, example, warmup=3, repeats=20, compile=torch.compile,
 '''),
     ],
 }
+
+_TREE_HEAD = '''def tree_encode(tree, embedding, W, b):
+    """The root's vector of a recursive network over `tree` (an int leaf or a pair)."""
+'''
+
+MUTANTS["tree_encode"] = [
+    ("a recurrent network over the leaves, left to right: right only for the left chain",
+     _TREE_HEAD + '''    def leaves(t):
+        return leaves(t[0]) + leaves(t[1]) if isinstance(t, tuple) else [t]
+
+    words = leaves(tree)
+    h = embedding[words[0]]
+    for word in words[1:]:
+        h = torch.tanh(torch.cat([h, embedding[word]]) @ W + b)
+    return h
+'''),
+    ("the children concatenated right before left", _TREE_HEAD + '''    if isinstance(tree, tuple):
+        left, right = tree
+        children = torch.cat([tree_encode(right, embedding, W, b),
+                              tree_encode(left, embedding, W, b)])
+        return torch.tanh(children @ W + b)
+    return embedding[tree]
+'''),
+    ("forgets the tanh of inner nodes", _TREE_HEAD + '''    if isinstance(tree, tuple):
+        left, right = tree
+        return torch.cat([tree_encode(left, embedding, W, b),
+                          tree_encode(right, embedding, W, b)]) @ W + b
+    return embedding[tree]
+'''),
+    ("a leaf also goes through the layer: tanh(embedding[i]) ", _TREE_HEAD + '''    if isinstance(tree, tuple):
+        left, right = tree
+        children = torch.cat([tree_encode(left, embedding, W, b),
+                              tree_encode(right, embedding, W, b)])
+        return torch.tanh(children @ W + b)
+    return torch.tanh(embedding[tree])
+'''),
+    ("leaf vectors copied out of the table: no gradient reaches the embedding", _TREE_HEAD + '''    if isinstance(tree, tuple):
+        left, right = tree
+        children = torch.cat([tree_encode(left, embedding, W, b),
+                              tree_encode(right, embedding, W, b)])
+        return torch.tanh(children @ W + b)
+    return torch.tensor(embedding[tree].tolist(), dtype=embedding.dtype)
+'''),
+    ("the bias left out", _TREE_HEAD + '''    if isinstance(tree, tuple):
+        left, right = tree
+        children = torch.cat([tree_encode(left, embedding, W, b),
+                              tree_encode(right, embedding, W, b)])
+        return torch.tanh(children @ W)
+    return embedding[tree]
+'''),
+]
+
+ALTERNATIVES["tree_encode"] = [
+    ("no recursion: an explicit stack in post-order, W split into its two halves",
+     _TREE_HEAD + '''    d = embedding.shape[1]
+    W_left, W_right = W[:d], W[d:]
+    done, todo = [], [(tree, False)]
+    while todo:
+        node, expanded = todo.pop()
+        if not isinstance(node, tuple):
+            done.append(embedding[node])
+        elif expanded:
+            right, left = done.pop(), done.pop()
+            done.append(torch.tanh(left @ W_left + right @ W_right + b))
+        else:
+            todo += [(node, True), (node[1], False), (node[0], False)]
+    return done[0]
+'''),
+    ("an nn.functional.linear over the pair, leaves by index_select", _TREE_HEAD + '''    import torch.nn.functional as F
+
+    def h(node):
+        if type(node) is int:
+            return embedding.index_select(0, torch.tensor([node])).squeeze(0)
+        return F.linear(torch.cat((h(node[0]), h(node[1]))), W.T, b).tanh()
+
+    return h(tree)
+'''),
+]

@@ -769,3 +769,76 @@ def time_compiled_program(impl: Any, rng):
                hint="by default read time.perf_counter (seconds); when sync is None wait with "
                     "coursekit.hardware.synchronize(example.device), a no-op on the CPU",
                weight=0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# lab06.tree_encode
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference_tree_encode():
+    import torch
+
+    def tree_encode(tree, embedding, W, b):  # noqa: N803
+        if isinstance(tree, tuple):
+            left, right = tree
+            both = torch.cat([tree_encode(left, embedding, W, b),
+                              tree_encode(right, embedding, W, b)])
+            return torch.tanh(both @ W + b)
+        return embedding[tree]
+
+    return tree_encode
+
+
+def _encode(impl, tree, embedding, W, b, weighting, box: dict):  # noqa: N803
+    """The root's vector; the gradients of a weighting of it are kept for the next case."""
+    import torch
+
+    box.clear()
+    leaves = [torch.tensor(v, requires_grad=True) for v in (embedding, W, b)]
+    root = impl(tree, *leaves)
+    if root.requires_grad:   # else no gradient reaches anything: the next case says so
+        (root * torch.from_numpy(weighting)).sum().backward()
+    box["gradients"] = tuple(torch.zeros_like(v) if v.grad is None else v.grad for v in leaves)
+    return root.detach()
+
+
+_TREE_HINT = ("a leaf (an int) is its row embedding[i]; an inner node (left, right) is "
+              "torch.tanh(torch.cat([h(left), h(right)]) @ W + b), the left child first, each "
+              "child's vector computed the same way: recurse over the tree, so that the graph "
+              "has the tree's shape (a loop over the leaves from left to right computes only "
+              "the left-branching tree)")
+
+
+@check("lab06.tree_encode", reference=_reference_tree_encode)
+def tree_encode_program(impl: Any, rng):
+    """tree_encode: a recursive network whose graph follows each input's tree."""
+    from coursekit.graphs.models import random_tree, tree_text
+
+    vocab, d = int(rng.integers(6, 12)), int(rng.integers(2, 6))
+    embedding = rng.standard_normal((vocab, d))
+    W = rng.standard_normal((2 * d, d)) / np.sqrt(2 * d)  # noqa: N806
+    b = 0.1 * rng.standard_normal(d)
+    trees = [("a single word", random_tree(rng, 1, vocab)),
+             ("a chain read left to right (a recurrent network)",
+              random_tree(rng, int(rng.integers(3, 7)), vocab, "left")),
+             ("a chain that branches to the right", random_tree(rng, int(rng.integers(3, 6)),
+                                                                vocab, "right")),
+             ("a balanced tree", random_tree(rng, int(rng.integers(4, 9)), vocab, "balanced")),
+             ("a random tree", random_tree(rng, int(rng.integers(5, 10)), vocab)),
+             ("another random tree", random_tree(rng, int(rng.integers(5, 10)), vocab))]
+    for what, tree in trees:
+        weighting = rng.standard_normal(d)
+        box: dict = {}
+        label = f"{what}, {tree_text(tree)}, V={vocab}, d={d}"
+        yield Case(f"{label}: the root's vector",
+                   lambda t=tree, w=weighting, box=box: _encode(impl, t, embedding, W, b, w, box),
+                   hint=_TREE_HINT, rtol=1e-9, atol=1e-12)
+        yield Case(f"{label}: gradients of embedding, W and b",
+                   lambda box=box: _kept(box, "gradients", "the root's vector"),
+                   names=("embedding", "W", "b"), rtol=1e-9, atol=1e-12,
+                   follows=(f"{label}: the root's vector",),
+                   hint="build the root from embedding, W and b with torch operations only "
+                        "(indexing, torch.cat, @, +, torch.tanh): no .item(), .numpy(), "
+                        "torch.tensor(...) or .detach() on the way, so that backward reaches "
+                        "all three")
