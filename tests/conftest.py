@@ -83,6 +83,23 @@ os.environ.pop("COURSEKIT_DB", None)
 _KILLS: dict[str, list[bool]] = {}
 
 
+@pytest.fixture(autouse=True)
+def _sigchld_left_as_found():
+    """Each test leaves the process's SIGCHLD handler as it found it.
+
+    torch's DataLoader installs a process-wide SIGCHLD handler the first time it starts
+    workers in the main thread (the lab09 checks and their recordings run in this process).
+    That handler raises "DataLoader worker (pid N) exited unexpectedly" inside whatever code
+    runs when any child exits while a worker it registered is gone, so a later file's
+    grading failed in the gradebook code for a loader another test had left."""
+    import signal
+    before = signal.getsignal(signal.SIGCHLD)
+    yield
+    if signal.getsignal(signal.SIGCHLD) is not before:
+        signal.signal(signal.SIGCHLD, before)
+
+
+
 def pytest_runtest_logreport(report):
     if report.when != "call":
         return
