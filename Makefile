@@ -59,7 +59,7 @@ lab: $(STAMP)
 	JUPYTER_CONFIG_PATH=$(CURDIR)/course/student $(BIN)/jupyter lab work/ $(ALLOW_ROOT)
 
 # The instructor's and TAs' JupyterLab, opened on nbgrader's formgrader: every button runs
-# coursekit (autograder/nbgrader_ui.py); course/ is its Jupyter configuration folder.
+# coursekit (autograder/ui/formgrader.py); course/ is its Jupyter configuration folder.
 grade-ui: $(STAMP)
 	JUPYTER_CONFIG_PATH=$(CURDIR)/course $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) \
 	  --LabApp.default_url=/formgrader $(ALLOW_ROOT)

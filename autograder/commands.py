@@ -1,7 +1,8 @@
-"""The ``coursekit`` instructor and student commands: argument parsing and printing only.
+"""The ``coursekit`` instructor commands: argument parsing and printing only.
 
 Each command is a pair ``<name>_arguments(parser)`` / ``<name>(args) -> int`` (the contract
-of :mod:`coursekit.cli`); the work is done by one module of this package per step.
+of :mod:`coursekit.cli`); the work is done by one module of this package per step. The
+student's commands (``validate``, ``fetch``) are :mod:`coursekit.student.commands`.
 """
 from __future__ import annotations
 
@@ -9,13 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import manifest
-
-
-def _root_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", type=Path, default=None,
-                        help="the course tree (holding course/, solutions/, notebooks/); "
-                             "default: found from the current folder, else this repository")
+from coursekit import course as manifest
+from coursekit.student.commands import course_of, fail, root_argument
 
 
 def _db_argument(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +19,6 @@ def _db_argument(parser: argparse.ArgumentParser) -> None:
                         help=f"gradebook SQLAlchemy URL (default: ${manifest.DB_ENV} where set, "
                              f"else sqlite:///course/gradebook.db; "
                              f"postgresql+psycopg://USER@HOST/DB for a shared one)")
-
-
-def _course(args) -> manifest.Course:
-    return manifest.load_course(args.root)
-
-
-def _fail(message: str) -> int:
-    print(f"coursekit: {message}", file=sys.stderr)
-    return 2
 
 
 # --------------------------------------------------------------------------- release
@@ -42,16 +29,16 @@ def release_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if notebooks/ differs from what "
                              "solutions/ generates, listing the differences (for CI)")
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def release(args) -> int:
-    from .release import ReleaseError, check_release, write_release
+    from autograder.publish.release import ReleaseError, check_release, write_release
     try:
-        course = _course(args)
+        course = course_of(args)
         labs = course.select(args.labs)
     except manifest.ManifestError as error:
-        return _fail(str(error))
+        return fail(str(error))
     if not labs:
         print("no labs in course/course.toml yet: nothing to release")
         return 0
@@ -80,27 +67,6 @@ def release(args) -> int:
 
 
 # --------------------------------------------------------------------------- validate
-
-def validate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("notebook", type=Path, help="the notebook to check, e.g. "
-                                                    "notebooks/lab01_graphs/lab01_graphs.ipynb")
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per cell (default: the lab's limit, else 120)")
-    parser.add_argument("--all", action="store_true", dest="all_cases",
-                        help="list every failing case of every check, not the first five")
-
-
-def validate(args) -> int:
-    from .validate import validate as run_validation
-    if not args.notebook.exists():
-        return _fail(f"{args.notebook} does not exist")
-    try:
-        result = run_validation(args.notebook, timeout=args.timeout, all_cases=args.all_cases)
-    except Exception as error:  # noqa: BLE001 — unreadable notebook: say so, exit non-zero
-        return _fail(f"cannot validate {args.notebook}: {type(error).__name__}: {error}")
-    print(result.report())
-    return 0 if result.ok else 1
-
 
 # --------------------------------------------------------------------------- autograde
 
@@ -155,18 +121,18 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start every kernel fresh instead of forking it from a "
                              "pre-warmed one per job slot (slower; same sandbox and limits)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def autograde(args) -> int:
-    from .autograde import Overrides, autograde as run_autograde
-    from .summary import grade_table
+    from autograder.pipeline.autograde import Overrides, autograde as run_autograde
+    from autograder.pipeline.summary import grade_table
     try:
-        course = _course(args)
+        course = course_of(args)
         course.select(args.labs)
     except manifest.ManifestError as error:
-        return _fail(str(error))
-    from .cluster import ClusterError
+        return fail(str(error))
+    from autograder.pipeline.cluster import ClusterError
     try:
         run = run_autograde(course, labs=args.labs, students=args.students, db_url=args.db,
                             submitted_dir=args.submissions, jobs=args.jobs,
@@ -210,7 +176,7 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--student", action="append", dest="students", metavar="ID",
                         help="only this student (repeatable)")
     _db_argument(parser)
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def feedback_arguments(parser: argparse.ArgumentParser) -> None:
@@ -218,8 +184,8 @@ def feedback_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def feedback(args) -> int:
-    from .feedback import write_feedback
-    course = _course(args)
+    from autograder.publish.feedback import write_feedback
+    course = course_of(args)
     paths = write_feedback(course, args.db, students=args.students, labs=args.labs)
     print(f"wrote {len(paths)} feedback page(s) under "
           f"{course.feedback_dir.relative_to(course.root)}/")
@@ -233,8 +199,8 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def export(args) -> int:
-    from .export import export as run_export
-    course = _course(args)
+    from autograder.publish.export import export as run_export
+    course = course_of(args)
     paths = run_export(course, args.db, students=args.students, labs=args.labs,
                        out_dir=args.out)
     print(f"wrote {paths[0]} and {len(paths) - 1} results.json file(s)")
@@ -250,19 +216,19 @@ def demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=2, help="notebooks at a time")
     _db_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def demo(args) -> int:
-    from .demo import run_demo
-    return run_demo(_course(args), lab_id=args.lab, jobs=args.jobs, db_url=args.db,
+    from autograder.demo.run import run_demo
+    return run_demo(course_of(args), lab_id=args.lab, jobs=args.jobs, db_url=args.db,
                     progress=not args.no_progress)
 
 
 # --------------------------------------------------------------------------- similarity
 
 def similarity_arguments(parser: argparse.ArgumentParser) -> None:
-    from .similarity import MIN_TOKENS, REFERENCE_THRESHOLD, THRESHOLD
+    from autograder.publish.similarity import MIN_TOKENS, REFERENCE_THRESHOLD, THRESHOLD
     parser.add_argument("lab", metavar="LAB", help="the lab whose hand-ins are compared")
     parser.add_argument("submissions", nargs="?", type=Path, default=None,
                         help="folder with one folder or .zip per student "
@@ -278,16 +244,16 @@ def similarity_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help="the HTML report (default: course/similarity/<lab>.html)")
     _db_argument(parser)
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def similarity(args) -> int:
-    from .similarity import similarity as run_similarity
+    from autograder.publish.similarity import similarity as run_similarity
     try:
-        course = _course(args)
+        course = course_of(args)
         lab = course.lab(args.lab)
     except manifest.ManifestError as error:
-        return _fail(str(error))
+        return fail(str(error))
     run = run_similarity(course, lab, submitted_dir=args.submissions, threshold=args.threshold,
                          reference_threshold=args.reference_threshold,
                          min_tokens=args.min_tokens, report=args.out, db_url=args.db)
@@ -306,21 +272,21 @@ def reveal_arguments(parser: argparse.ArgumentParser) -> None:
                                                    "may now read")
     parser.add_argument("--on", default=None, metavar="YYYY-MM-DD",
                         help="the day it is revealed (default: today)")
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def reveal(args) -> int:
     from datetime import date
 
-    from .bundle import set_reveal_date
+    from autograder.publish.bundle import set_reveal_date
     try:
-        course = _course(args)
+        course = course_of(args)
         lab = course.lab(args.lab)
         day = date.fromisoformat(args.on) if args.on else date.today()
     except manifest.ManifestError as error:
-        return _fail(str(error))
+        return fail(str(error))
     except ValueError:
-        return _fail(f"--on {args.on!r} is not a date; write it as YYYY-MM-DD")
+        return fail(f"--on {args.on!r} is not a date; write it as YYYY-MM-DD")
     set_reveal_date(course, lab, day)
     what = ", ".join(lab.reveals) or "its check program's reference functions"
     print(f"{lab.id}: reveal_after = {day.isoformat()} in course/course.toml; from then the "
@@ -335,49 +301,24 @@ def bundle_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hand out only this lab (repeatable; default: every lab)")
     parser.add_argument("--as-of", default=None, metavar="YYYY-MM-DD",
                         help="decide what is revealed as on this day (default: today)")
-    _root_argument(parser)
+    root_argument(parser)
 
 
 def bundle(args) -> int:
     from datetime import date
 
-    from .bundle import BundleError, build_bundle
+    from autograder.publish.bundle import BundleError, build_bundle
     try:
-        course = _course(args)
+        course = course_of(args)
         labs = course.select(args.labs)
         today = date.fromisoformat(args.as_of) if args.as_of else date.today()
         built = build_bundle(course, args.out, labs=labs, today=today)
     except (manifest.ManifestError, BundleError) as error:
-        return _fail(str(error))
+        return fail(str(error))
     except ValueError as error:
-        return _fail(f"--as-of {args.as_of!r}: {error}")
+        return fail(f"--as-of {args.as_of!r}: {error}")
     print(built.summary())
     return 0
 
 
 # --------------------------------------------------------------------------- fetch
-
-def fetch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("labs", nargs="*", metavar="LAB",
-                        help="lab ids, or their short form (lab02)")
-    parser.add_argument("--all", action="store_true", dest="every",
-                        help="every released lab (what `make lab` runs)")
-    _root_argument(parser)
-
-
-def fetch(args) -> int:
-    from .fetch import WORK, FetchError, fetch as run_fetch
-    if not args.labs and not args.every:
-        return _fail("name a lab (coursekit fetch lab01_graphs) or give --all")
-    try:
-        results, unreleased = run_fetch(_course(args), args.labs, every=args.every)
-    except (manifest.ManifestError, FetchError) as error:
-        return _fail(str(error))
-    for result in results:
-        print(result.report())
-    if unreleased:
-        print(f"not released yet: {', '.join(unreleased)}")
-    if results:
-        print(f"work in {WORK}/ (git ignores it); `git pull` and `coursekit fetch` again "
-              f"bring new releases without touching your edits")
-    return 0

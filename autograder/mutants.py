@@ -12,7 +12,7 @@ rest of the notebook, so the whole suite stays fast enough for CI:
 3. run the checks cell (hidden tests included) with ``grade`` driven as the grader drives a
    kernel: the reference run records the tape of inputs, the program replays it on the
    answer (:mod:`coursekit.grading.tape`), and the grader's own code scores the observations
-   (:func:`autograder.score.score_checks_cell`). Delegation is judged by what runs, with the
+   (:func:`coursekit.notebook.score.score_checks_cell`). Delegation is judged by what runs, with the
    monitor's own rule (:mod:`coursekit.grading.watch`), as in a grading kernel.
 
 A mutant is *killed* when it loses points. ``python -m autograder.mutants`` prints the kill
@@ -38,12 +38,12 @@ from coursekit.grading import tape as tapes
 from coursekit.grading.tape import TapeRng
 from coursekit.grading.verdict import observed, reference_run
 
-from . import cells as lab_cells
-from .cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
-from .drive import DONE, Drive
-from .manifest import Course, Lab, load_course
-from .release import release_notebook
-from .score import CellScore, score_checks_cell
+from coursekit.notebook import cells as lab_cells
+from coursekit.notebook.cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
+from coursekit.notebook.drive import DONE, Drive
+from coursekit.course import Course, Lab, load_course
+from autograder.publish.release import release_notebook
+from coursekit.notebook.score import CellScore, score_checks_cell
 
 MUTANT_SECRET = "mutant-suite"  # hidden seeds of the suite: fixed, so a run is reproducible
 MIN_MUTANTS = 3

@@ -6,7 +6,7 @@ its *release*. Runtime state (gradebook.db, submitted/, autograded/, feedback/, 
 here and is git-ignored. Use ``coursekit release`` rather than ``nbgrader generate_assignment``:
 it fills in ``{exercise}`` in the stub below and writes byte-stable notebooks. In JupyterLab
 (``make grade-ui``, with ``jupyter_server_config.py`` beside this file) the formgrader's
-buttons run coursekit's commands (``autograder/nbgrader_ui.py``).
+buttons run coursekit's commands (``autograder/ui/formgrader.py``).
 """
 import os
 

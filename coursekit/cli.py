@@ -14,8 +14,8 @@ import sys
 # ``add_arguments(parser)`` named ``<function>_arguments`` and ``<function>(args) -> int``.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "doctor": ("coursekit.hardware.doctor", "doctor", "is this machine ready for the course, and how fast is it"),
-    "validate": ("autograder.commands", "validate", "self-check a notebook: run its visible checks, list pass/fail"),
-    "fetch": ("autograder.commands", "fetch", "copy a released lab into work/ (git ignores it) to work on it; never overwrites your edits"),
+    "validate": ("coursekit.student.commands", "validate", "self-check a notebook: run its visible checks, list pass/fail"),
+    "fetch": ("coursekit.student.commands", "fetch", "copy a released lab into work/ (git ignores it) to work on it; never overwrites your edits"),
     "release": ("autograder.commands", "release", "generate notebooks/ (student versions) from solutions/"),
     "autograde": ("autograder.commands", "autograde", "grade a class of submissions in the sandbox"),
     "feedback": ("autograder.commands", "feedback", "write per-student feedback HTML"),
@@ -36,9 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             add_arguments = getattr(importlib.import_module(module), f"{function}_arguments")
         except (ImportError, AttributeError):
-            continue  # the command is not built yet; it will say so when run
+            continue  # the instructor's, in a student build; it says so when run
         add_arguments(p)
     return parser
+
+
+def _instructors(command: str) -> int:
+    print(f"coursekit {command} is the instructor's command: the student build of coursekit "
+          f"does not have it (the grader's package, autograder, is not installed)",
+          file=sys.stderr)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     module, function = COMMANDS[known.command][:2]
     full = argparse.ArgumentParser(prog=f"coursekit {known.command}",
                                    description=COMMANDS[known.command][2])
-    mod = importlib.import_module(module)
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name != "autograder":
+            raise
+        return _instructors(known.command)
     getattr(mod, f"{function}_arguments", lambda p: None)(full)
     args = full.parse_args(argv[1:])
     return int(getattr(mod, function)(args) or 0)

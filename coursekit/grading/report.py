@@ -6,7 +6,7 @@ import re
 from .verdict import CheckResult
 
 PASS, FAIL = "✓", "✗"
-# What the release's stub raises (autograder/release.py, course/nbgrader_config.py):
+# What the release's stub raises (autograder/publish/release.py, course/nbgrader_config.py):
 # ``raise NotImplementedError("<exercise>: replace this line with your implementation")``.
 # nbgrader's own default stub raises NotImplementedError without a message. Any other
 # NotImplementedError (torch's "Cannot copy out of meta tensor", a missing method of a base

@@ -1,12 +1,12 @@
 """``python -m coursekit.grading.zygote SOCKET UID``: a pre-warmed parent of grading kernels.
 
-It runs inside a job slot's sandbox (``autograder.forked``), imports the lab's setup imports
+It runs inside a job slot's sandbox (``autograder.isolation.forked``), imports the lab's setup imports
 and check modules once, exactly as a grading kernel would before its monitor
 (:func:`coursekit.grading.kernel.preload_from_env`), and then forks one grading kernel per
 submission, so no submission pays the interpreter's start and the frameworks' imports again.
 It never runs student code itself, and it never computes: only imports and warm-ups.
 
-Protocol, one submission at a time. The grader's proxy (``autograder.kernel_proxy``), running
+Protocol, one submission at a time. The grader's proxy (``autograder.isolation.kernel_proxy``), running
 as root outside the sandbox, connects to SOCKET (mode 0600, owned by root: the kernel's uid
 cannot connect) and sends one JSON line: the kernel's environment, working folder, connection
 file, rlimits and the path of its hand-off socket. The zygote forks; the child connects to
@@ -112,7 +112,7 @@ def _become_kernel(request: dict, uid: int) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        # As bubblewrap's --setenv gives a fresh kernel (autograder.sandbox.bwrap_command).
+        # As bubblewrap's --setenv gives a fresh kernel (autograder.isolation.sandbox.bwrap_command).
         os.environ.update(HOME="/tmp", USER="student", LOGNAME="student", JPY_PARENT_PID="1")
         for name in (kernel.PRELOAD_ENV, kernel.PRELOAD_CHECKS_ENV):
             os.environ.pop(name, None)

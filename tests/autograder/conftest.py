@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import demo_class, manifest
-from autograder.autograde import Overrides, autograde
-from autograder.export import export
-from autograder.feedback import write_feedback
-from autograder.gradebook import load_outcomes, open_gradebook
-from autograder.release import write_release
+from autograder.demo import demo_class
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
+from autograder.publish.export import export
+from autograder.publish.feedback import write_feedback
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
+from autograder.publish.release import write_release
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
-from autograder.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
+from coursekit import course as manifest
+from autograder.publish.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +81,7 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     # Students work on copies in work/, which the class repository ignores and `make lab`
     # fills; lab02's backward stepper (torch's engine) runs before lab02 is revealed.
     assert "/work/" in (out / ".gitignore").read_text().splitlines()
-    assert "coursekit fetch --all\n\t.venv/bin/jupyter lab work/" in (out / "Makefile").read_text()
+    assert "coursekit fetch --all\n\tJUPYTER_CONFIG_PATH=$(CURDIR)/course/student .venv/bin/jupyter lab work/" in (out / "Makefile").read_text()
     fetched = subprocess.run([sys.executable, "-m", "coursekit.cli", "fetch", "lab02"], cwd=out,
                              env=env, capture_output=True, text=True, timeout=scaled(120))
     assert fetched.returncode == 0, fetched.stdout + fetched.stderr

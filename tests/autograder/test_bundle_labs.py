@@ -1,9 +1,11 @@
-"""Every lab can be done in the student distribution, installed as a student installs it.
+"""Every lab can be done in the student distribution, set up as a student sets it up.
 
-The bundle is built with nothing revealed, packaged into a wheel and installed into a folder of
-its own (not the source tree: an installed package must carry its recorded expectations). Then
-the installed ``coursekit validate`` runs each handed-out lab's solution: every visible check
-must pass, though the reference code is stubbed and the visible checks answer from recordings.
+The bundle is built with nothing revealed and set up by its own ``make setup``, in a clean
+virtual environment with nothing of this checkout on its path (the third-party packages are
+this environment's, linked, so nothing is downloaded; ``coursekit`` is the bundle's and
+``autograder`` is not there at all: an import of the instructor's side fails). Then the
+bundle's ``coursekit validate`` runs each handed-out lab's solution: every visible check must
+pass, though the reference code is stubbed and the visible checks answer from recordings.
 A lab that builds on an earlier lab's answer is held back until that lab is revealed, and then
 passes too.
 """
@@ -20,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
-from autograder.bundle import build_bundle
+from coursekit import course as manifest
+from autograder.publish.bundle import build_bundle
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,30 +33,55 @@ HELD_BACK = {lab.id for lab in COURSE.labs if lab.builds_on}
 pytestmark = pytest.mark.slow
 
 
-def _install(bundle: Path, target: Path) -> Path:
-    """Build the bundle's wheel and install it into ``target``, as `make setup` installs it
-    (without the dependencies, which this environment already has)."""
-    wheels = target.parent / f"{target.name}-wheel"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--no-build-isolation", "-w", str(wheels), str(bundle)], check=True,
+def _third_party(folder: Path) -> Path:
+    """A folder of links to this environment's installed packages, but for coursekit and
+    autograder (the checkout's, installed editable: the very thing that must not leak into a
+    student's environment). A clean environment given it needs no download."""
+    import site
+    folder.mkdir(parents=True, exist_ok=True)
+    own = ("coursekit", "autograder", "__editable__", "_coursekit")
+    for packages in site.getsitepackages():
+        for entry in Path(packages).iterdir():
+            if not entry.name.startswith(own) and not entry.name.endswith(".pth"):
+                target = folder / entry.name
+                if not target.exists():
+                    target.symlink_to(entry)
+    return folder
+
+
+def _set_up(bundle: Path, deps: Path) -> Path:
+    """The bundle set up as its README says (``make setup``), in a clean virtual environment
+    that has this environment's third-party packages (no download) and nothing of the
+    checkout: its ``coursekit`` is the bundle's, and ``autograder`` is not there at all.
+    Returns the environment's python."""
+    venv = bundle / ".venv"
+    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True,
                    capture_output=True, timeout=scaled(300))
-    wheel = next(wheels.glob("coursekit-*.whl"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                    str(target), str(wheel)], check=True, capture_output=True, timeout=scaled(300))
-    return target
+    packages = next((venv / "lib").glob("python*/site-packages"))
+    (packages / "third_party.pth").write_text(str(deps) + "\n")
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(["make", "setup"], cwd=bundle, env=env, capture_output=True,
+                          text=True, timeout=scaled(900))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return venv / "bin" / "python"
 
 
-def _validate(bundle: Path, installed: Path, lab: manifest.Lab, work: Path) -> str:
-    """The installed ``coursekit validate`` on a copy of the lab's solution, run from the
-    bundle's folder as a student would (``-P``: the folder itself is not on the path)."""
+def _validate(bundle: Path, python: Path, lab: manifest.Lab, work: Path) -> str:
+    """The bundle's ``coursekit validate`` on a copy of the lab's solution, run from the
+    bundle's folder as a student would, in the bundle's environment."""
     notebook = work / lab.notebook
     shutil.copy(COURSE.source_notebook(lab), notebook)
-    env = {**os.environ, "PYTHONPATH": str(installed), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("PYTHONPATH", None)
     run = subprocess.run(
-        [sys.executable, "-P", "-c",
+        [str(python), "-c",
          "import sys, coursekit; assert coursekit.__file__.startswith(sys.argv[1]), "
-         "coursekit.__file__\nfrom coursekit.cli import main\nsys.exit(main(['validate', "
-         "sys.argv[2]]))", str(installed), str(notebook)],
+         "coursekit.__file__\n"
+         "try:\n    import autograder\nexcept ModuleNotFoundError:\n    pass\n"
+         "else:\n    sys.exit(f'autograder is importable: {autograder.__file__}')\n"
+         "from coursekit.cli import main\nsys.exit(main(['validate', sys.argv[2]]))",
+         str(bundle), str(notebook)],
         cwd=bundle, env=env, capture_output=True, text=True, timeout=scaled(900))
     return run.stdout + run.stderr
 
@@ -66,8 +93,9 @@ def _all_visible_checks_pass(report: str) -> bool:
 
 def _build_unrevealed(root: Path) -> dict:
     built = build_bundle(COURSE, root / "students", today=BEFORE_ANY_REVEAL)
+    deps = _third_party(root / "third-party")
     return {"labs": list(built.labs), "held_back": built.held_back, "out": str(built.out),
-            "installed": str(_install(root / "students", root / "installed"))}
+            "python": str(_set_up(root / "students", deps)), "deps": str(deps)}
 
 
 @pytest.fixture
@@ -79,7 +107,7 @@ def unrevealed(once) -> dict:
 @pytest.mark.parametrize("lab_id", [lab.id for lab in COURSE.labs if lab.id not in HELD_BACK])
 def test_every_visible_check_passes_in_the_installed_student_build(unrevealed, tmp_path, lab_id):
     assert lab_id in unrevealed["labs"]
-    report = _validate(Path(unrevealed["out"]), Path(unrevealed["installed"]),
+    report = _validate(Path(unrevealed["out"]), Path(unrevealed["python"]),
                        COURSE.lab(lab_id), tmp_path)
     assert _all_visible_checks_pass(report), report
 
@@ -99,6 +127,6 @@ def test_a_lab_that_builds_on_an_unrevealed_answer_arrives_once_it_is_revealed(
         else each for each in COURSE.labs))
     later = build_bundle(opened, tmp_path / "students", today=BEFORE_ANY_REVEAL)
     assert lab_id in later.labs and not later.held_back.get(lab_id)
-    installed = _install(later.out, tmp_path / "installed")
-    report = _validate(later.out, installed, lab, tmp_path)
+    python = _set_up(later.out, Path(unrevealed["deps"]))
+    report = _validate(later.out, python, lab, tmp_path)
     assert _all_visible_checks_pass(report), report

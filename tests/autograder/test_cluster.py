@@ -24,9 +24,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from autograder import demo_class, gradebook as gb, manifest
-from autograder.autograde import FORKED, autograde
-from autograder.demo import DEMO_LAB, demo_limits
+from autograder.demo import demo_class
+from autograder.pipeline import gradebook as gb
+from coursekit import course as manifest
+from autograder.pipeline.autograde import FORKED, autograde
+from autograder.demo.run import DEMO_LAB, demo_limits
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
 from machine_load import scaled

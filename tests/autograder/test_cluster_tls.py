@@ -18,7 +18,7 @@ import time
 import pytest
 
 from conftest import make_fixture_course
-from autograder import demo_class
+from autograder.demo import demo_class
 from test_cluster import _free_port, _stored
 from machine_load import scaled
 

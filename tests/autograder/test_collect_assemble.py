@@ -8,9 +8,10 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import cells as lab_cells
-from autograder import collect, demo_class
-from autograder.assemble import SOURCE, STUDENT, assemble
+from coursekit.notebook import cells as lab_cells
+from autograder.pipeline import collect
+from autograder.demo import demo_class
+from coursekit.notebook.assemble import SOURCE, STUDENT, assemble
 
 
 @pytest.fixture

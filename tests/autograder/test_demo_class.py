@@ -11,8 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import demo_class, manifest
-from autograder.gradebook import open_gradebook
+from autograder.demo import demo_class
+from coursekit import course as manifest
+from autograder.pipeline.gradebook import open_gradebook
 
 REPO = Path(__file__).resolve().parents[2]
 STUDENTS = [s.id for s in demo_class.STUDENTS]

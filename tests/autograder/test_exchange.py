@@ -18,8 +18,8 @@ import sys
 import nbformat
 import pytest
 
-from autograder import demo_class
-from autograder.manifest import REPO_ROOT
+from autograder.demo import demo_class
+from coursekit.course import REPO_ROOT
 from conftest import TEST_LIMITS, make_fixture_course
 from machine_load import scaled
 from nbgrader.api import Gradebook
@@ -98,8 +98,8 @@ def test_assignment_list_fetches_and_submits_in_the_folder_jupyterlab_serves(tmp
     """``make lab`` starts JupyterLab in the course tree and serves ``work/``: Assignment
     List's Fetch lands in ``work/`` (recorded as the release for ``coursekit fetch``), Submit
     refuses a notebook still as released, and hands in the one the student saved there."""
-    from autograder.fetch import fetch
-    from autograder.nbgrader_ui import StudentAssignmentList
+    from coursekit.student.fetch import fetch
+    from coursekit.student.server import StudentAssignmentList
     course = make_fixture_course(tmp_path / "tree")
     shutil.copytree(REPO_ROOT / "course" / "student", course.course_dir / "student")
     base = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}

@@ -17,9 +17,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import manifest
-from autograder.fetch import FetchError, fetch, fetch_lab, find_lab, work_folder
-from autograder.release import write_release
+from coursekit import course as manifest
+from coursekit.student.fetch import FetchError, fetch, fetch_lab, find_lab, work_folder
+from autograder.publish.release import write_release
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]

@@ -34,8 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
-from autograder.autograde import ERROR
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import ERROR
 from machine_load import scaled, slowdown
 from test_forked_kernels import (  # noqa: F401 — fixtures used by name
     LIMITS, WAIT_S, Slot, _left_after, course, make_slot)

@@ -1,5 +1,5 @@
-"""Forked kernels (``Grader(fork_kernels=True)``: :mod:`autograder.forked`,
-:mod:`autograder.kernel_proxy`, :mod:`coursekit.grading.zygote`) attacked for real: the fixture
+"""Forked kernels (``Grader(fork_kernels=True)``: :mod:`autograder.isolation.forked`,
+:mod:`autograder.isolation.kernel_proxy`, :mod:`coursekit.grading.zygote`) attacked for real: the fixture
 lab graded by ``Grader.grade`` in a pool of ONE slot, so every student of a test runs in the
 same pre-warmed zygote (each test asserts it is the same process), next to the previous
 student's leftovers if there were any. No mock: real sandbox, real zygote, real proxy, real
@@ -37,9 +37,12 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class, forked, sandbox
-from autograder.autograde import Grader, Overrides, prepare_lab
-from autograder.collect import FOUND, Submission
+from coursekit.notebook import kernels
+from autograder.demo import demo_class
+from autograder.isolation import forked
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import Grader, Overrides, prepare_lab
+from autograder.pipeline.collect import FOUND, Submission
 from conftest import make_fixture_course
 from machine_load import scaled, slowdown
 
@@ -434,7 +437,7 @@ report = {"uid": os.getresuid(), "gid": os.getresgid(), "groups": os.getgroups()
                    (line.split(":", 1) for line in open("/proc/self/status"))
                    if key.startswith("Cap") or key == "NoNewPrivs"}}
 # The zygote's socket: the runtime folders are below /tmp, and the connection file's is
-# beside it (autograder.forked.Zygote.socket).
+# beside it (autograder.isolation.forked.Zygote.socket).
 connection = sys.argv[sys.argv.index("-f") + 1]
 paths = set(glob.glob("/tmp/*/zygote.sock"))
 paths.add(os.path.join(os.path.dirname(os.path.dirname(connection)), "zygote.sock"))
@@ -531,7 +534,7 @@ def test_a_forked_kernel_is_the_slots_uid_in_its_cgroup_under_its_rlimits(confin
         assert int(report["caps"][key], 16) == 0, report["caps"]
     assert report["caps"]["NoNewPrivs"] == "1"
     cpu_s = int(LIMITS.time_limit_s) + 60
-    limits = sandbox.Limits(memory_mb=MEMORY_MB, cpu_s=cpu_s)
+    limits = kernels.Limits(memory_mb=MEMORY_MB, cpu_s=cpu_s)
     expected = {"AS": limits.memory_mb * 2**20, "CPU": limits.cpu_s, "NPROC": limits.nproc,
                 "FSIZE": limits.file_mb * 2**20}
     assert report["limits"] == {name: [value, value] for name, value in expected.items()}
@@ -555,7 +558,7 @@ def test_a_forked_kernel_runs_in_its_submissions_cgroup_and_the_zygote_does_not(
     for controller, _ in hierarchy.bases:
         key = controller if hierarchy.version == 1 else ""
         group = Path(host["cgroups"][key]).name
-        # The group of the slot's leased uid (autograder.leases.group_name), holding the
+        # The group of the slot's leased uid (autograder.isolation.leases.group_name), holding the
         # kernel, ...
         assert group.startswith(f"ck-u{slot.zygote.uid}-"), host["cgroups"]
         assert kernel in host["procs"][controller], host["procs"]
@@ -565,7 +568,7 @@ def test_a_forked_kernel_runs_in_its_submissions_cgroup_and_the_zygote_does_not(
         limit = host["knobs"].get("memory.limit_in_bytes", host["knobs"].get("memory.max"))
         assert limit == str(MEMORY_MB * 2**20), host["knobs"]
     if "pids" in hierarchy.controllers:
-        assert host["knobs"]["pids.max"] == str(sandbox.Limits().nproc), host["knobs"]
+        assert host["knobs"]["pids.max"] == str(kernels.Limits().nproc), host["knobs"]
 
 
 def test_a_forked_kernel_holds_no_socket_of_the_zygote_and_cannot_reach_it(confined):

@@ -1,5 +1,5 @@
 """How the grader waits for a slot's zygote between two students (NOTE [settling] in
-:mod:`autograder.forked`): as long as the zygote says its cleaner runs, never longer than the
+:mod:`autograder.isolation.forked`): as long as the zygote says its cleaner runs, never longer than the
 ceiling, and whatever comes of it, the outcome and the run's ``kernels:`` line say so.
 
 The zygote here is a stand-in speaking the zygote's protocol (a socket that answers
@@ -18,8 +18,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder import forked, leases
-from autograder.autograde import _kernels_used
+from autograder.isolation import forked
+from autograder.isolation import leases
+from autograder.pipeline.autograde import _kernels_used
 from coursekit.grading import zygote as zygote_module
 from machine_load import scaled
 

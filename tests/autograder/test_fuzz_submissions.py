@@ -29,13 +29,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from autograder import collect, demo_class, export, feedback
-from autograder import gradebook as gb
-from autograder.assemble import assemble
-from autograder.autograde import Grader, prepare_lab
-from autograder.collect import CORRUPT, FOUND, MISSING
-from autograder.sandbox import probe
-from autograder.score import score_notebook
+from autograder.pipeline import collect
+from autograder.demo import demo_class
+from autograder.publish import export
+from autograder.publish import feedback
+from autograder.pipeline import gradebook as gb
+from coursekit.notebook.assemble import assemble
+from autograder.pipeline.autograde import Grader, prepare_lab
+from autograder.pipeline.collect import CORRUPT, FOUND, MISSING
+from autograder.isolation.sandbox import probe
+from coursekit.notebook.score import score_notebook
 from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
 

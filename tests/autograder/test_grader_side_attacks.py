@@ -28,11 +28,13 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class, graded_folder, sandbox
-from autograder.autograde import (NOT_ON_ROSTER, Grader, Overrides, autograde, grade_all,
+from autograder.demo import demo_class
+from autograder.isolation import graded_folder
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import (NOT_ON_ROSTER, Grader, Overrides, autograde, grade_all,
                                   prepare_lab)
-from autograder.collect import collect
-from autograder.gradebook import load_outcomes, open_gradebook
+from autograder.pipeline.collect import collect
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from conftest import make_fixture_course
 from grader_processes import SEND_1_GB, grade_in_a_process, hand_in as _hand_in
 
@@ -218,8 +220,8 @@ time.sleep(600)
 
 GRADE_ONE = '''
 import sys
-from autograder import manifest
-from autograder.autograde import Overrides, autograde
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
 course = manifest.load_course(sys.argv[1])
 run = autograde(course, jobs=1, overrides=Overrides(float(sys.argv[2]), 900, 2048),
                 progress=False, log=lambda m: None, fork_kernels=False)

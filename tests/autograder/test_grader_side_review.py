@@ -25,11 +25,13 @@ from conftest import make_fixture_course
 from grader_processes import hand_in as _hand_in
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class, leases, sandbox
-from autograder.autograde import autograde
-from autograder.collect import collect, student_entries
-from autograder.feedback import write_feedback
-from autograder.gradebook import load_outcomes, open_gradebook
+from autograder.demo import demo_class
+from autograder.isolation import leases
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.collect import collect, student_entries
+from autograder.publish.feedback import write_feedback
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -212,8 +214,8 @@ KEYCTL, ADD_KEY = {keyctl}, {add_key}
 assert libc.syscall(KEYCTL, ctypes.c_long(1), b"grader-session") > 0      # JOIN_SESSION
 assert libc.syscall(ADD_KEY, b"user", b"grader-secret", b"root's key", ctypes.c_long(10),
                     ctypes.c_long(-3)) > 0
-from autograder import manifest
-from autograder.autograde import Overrides, autograde
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
 course = manifest.load_course(sys.argv[1])
 autograde(course, jobs=1, overrides=Overrides(10, 120, 2048), progress=False,
           log=lambda m: None, fork_kernels=sys.argv[2] == "forked")
@@ -329,8 +331,8 @@ GRADE_WITH_A_DISK_LIMIT = '''
 import json, resource, sys
 # The disk is protected whatever the grader does: no file of it grows over 2 GB.
 resource.setrlimit(resource.RLIMIT_FSIZE, (2 * 2**30, 2 * 2**30))
-from autograder import manifest
-from autograder.autograde import Overrides, autograde
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
 course = manifest.load_course(sys.argv[1])
 run = autograde(course, jobs=1, overrides=Overrides(10, 120, 2048), progress=False,
                 log=lambda m: None, fork_kernels=False)
@@ -374,7 +376,7 @@ def test_a_hand_in_that_links_to_a_classmates_notebook_hands_in_nothing(fixture_
     os.mkfifo(fifo / lab.notebook)
     os.symlink(victim.parent.parent, course.submitted_dir / "ada_link")
     course.enable_checks()
-    from autograder.autograde import prepare_lab
+    from autograder.pipeline.autograde import prepare_lab
     context = prepare_lab(course, lab)
     subs = {s.student: s for s in collect(course, [lab], {lab.id: context.identifying_ids})}
     assert sorted(subs) == ["ada", "fay", "mal"]          # the linked entry is no hand-in
@@ -450,7 +452,7 @@ def test_a_stale_group_of_a_live_lease_is_kept_and_one_of_a_dead_lease_removed(
     hierarchy = sandbox.enforcement().hierarchy
     if hierarchy is None:
         pytest.skip("no cgroup hierarchy here")
-    from autograder import cgroup
+    from autograder.isolation import cgroup
     live, dead = leases.take_uid(), leases.take_uid()
     groups = [cgroup.Group.create(hierarchy, uid=lease.uid, memory_mb=64, nproc=8)
               for lease in (live, dead)]
@@ -467,9 +469,9 @@ def test_a_stale_group_of_a_live_lease_is_kept_and_one_of_a_dead_lease_removed(
 
 COLLECT_AND_MEASURE = '''
 import json, resource, sys
-from autograder import manifest
-from autograder.autograde import prepare_lab
-from autograder.collect import collect
+from coursekit import course as manifest
+from autograder.pipeline.autograde import prepare_lab
+from autograder.pipeline.collect import collect
 course = manifest.load_course(sys.argv[1])
 course.enable_checks()
 lab = course.labs[0]
@@ -509,12 +511,12 @@ def test_collecting_one_hand_in_costs_the_grader_bounded_memory(tmp_path, fixtur
 DEEP_IN_A_RUNTIME_FOLDER = '''
 import os, resource, sys
 from pathlib import Path
-from autograder import sandbox
+from coursekit.notebook import kernels
 # An instructor's machine: 1024 descriptors (the usual soft limit), some held by the grader
 # (kernel sockets, the gradebook, monitor pipes): 100 here.
 resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
 held = [os.open("/dev/null", os.O_RDONLY) for _ in range(100)]
-sandbox.remove_tree(Path(sys.argv[1]))
+kernels.remove_tree(Path(sys.argv[1]))
 print("left" if Path(sys.argv[1]).exists() else "gone")
 '''
 

@@ -8,9 +8,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class, sandbox
-from autograder.autograde import autograde
-from autograder.gradebook import load_outcomes, open_gradebook
+from autograder.demo import demo_class
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 
 # After its kernel stops, the grader writes the graded notebook into the submission's folder,
 # which the kernel could write: a symlink left there must not redirect that write.

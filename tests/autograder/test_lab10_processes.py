@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import demo_class, manifest
-from autograder.autograde import Overrides, autograde
+from autograder.demo import demo_class
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = "lab10_distributed"
@@ -76,7 +77,7 @@ def graded(tmp_path_factory):
     shutil.copytree(REPO / "solutions" / LAB, root / "solutions" / LAB)
     course = manifest.load_course(root)
     lab = course.lab(LAB)
-    from autograder.release import write_release
+    from autograder.publish.release import write_release
     write_release(course, lab)
     demo = demo_class.demo_lab(course, lab)
     hands = {

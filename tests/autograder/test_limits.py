@@ -21,9 +21,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import execute, sandbox
-from autograder.graded_folder import KEEP_FILE_MB, trim
-from autograder.execute import run_notebook
+from coursekit.notebook import kernels
+from coursekit.notebook import execute
+from autograder.isolation import sandbox
+from autograder.isolation.graded_folder import KEEP_FILE_MB, trim
+from coursekit.notebook.execute import run_notebook
 from machine_load import scaled
 
 
@@ -35,13 +37,13 @@ def status(fixture_course) -> sandbox.SandboxStatus:
     return found
 
 
-def confined(course, status, folder: Path, script: str, limits: sandbox.Limits,
+def confined(course, status, folder: Path, script: str, limits: kernels.Limits,
              timeout: float = 60, popen: bool = False):
     """Run ``python -c script`` exactly as a kernel runs (cgroup, bubblewrap, uid, rlimits),
     in ``folder``; returns the finished process (or, with ``popen``, the running one and its
     confinement, to close after). ``timeout`` is an idle machine's, scaled to this one's load."""
     folder.mkdir(parents=True, exist_ok=True)
-    runtime = sandbox.runtime_dir()
+    runtime = kernels.runtime_dir()
     confinement = sandbox.Confinement(status.enforcement, limits, (folder, runtime))
     cmd = (confinement.open()
            + sandbox.bwrap_command(course, workdir=folder, runtime_dir=runtime,
@@ -100,7 +102,7 @@ def test_writing_past_a_tmpfs_size_fails(fixture_course, status, tmp_path):
         print(json.dumps({{"root": fill("/filler", 64), "tmp": fill("/tmp/filler", {sandbox.TMP_MB + 64}),
                           "shm": fill("/dev/shm/filler", {sandbox.SHM_MB + 64}),
                           "dev": fill("/dev/filler", 8)}}))
-    """, sandbox.Limits(memory_mb=2048, cpu_s=60))
+    """, kernels.Limits(memory_mb=2048, cpu_s=60))
     assert result.returncode == 0, result.stderr
     wrote = json.loads(result.stdout)
 
@@ -135,7 +137,7 @@ def test_children_together_cannot_exceed_the_memory_budget(fixture_course, statu
             children.append(pid)
         codes = [os.waitpid(pid, 0)[1] for pid in children]
         print(json.dumps(codes))
-    """, sandbox.Limits(memory_mb=256, cpu_s=60))
+    """, kernels.Limits(memory_mb=256, cpu_s=60))
     assert result.returncode == 0, result.stderr
     codes = json.loads(result.stdout)
     assert codes != [0, 0], "two children used 340 MB under a 256 MB budget"
@@ -147,7 +149,7 @@ def test_children_together_cannot_exceed_the_memory_budget(fixture_course, statu
                 f.write(b"x" * 2**22)
         block = b"x" * (120 * 2**20)
         print("fits")
-    """, sandbox.Limits(memory_mb=256, cpu_s=60))
+    """, kernels.Limits(memory_mb=256, cpu_s=60))
     assert "fits" not in result.stdout and result.returncode != 0
     assert not _groups_of_this_process()
 
@@ -166,7 +168,7 @@ def test_root_only_files_are_unreadable(fixture_course, status, tmp_path):
         except PermissionError:
             print(f"denied to uid {os.getuid()}")
         open("mine.txt", "w").write("the job's uid owns its folder")
-    """, sandbox.Limits(memory_mb=1024, cpu_s=60))
+    """, kernels.Limits(memory_mb=1024, cpu_s=60))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("denied to uid ") and "uid 0" not in result.stdout
     assert (tmp_path / "work" / "mine.txt").is_file()
@@ -190,7 +192,7 @@ def test_a_fork_bomb_is_capped(fixture_course, status, tmp_path):
                 born += 1
         except OSError as error:
             print(born, type(error).__name__)
-    """, sandbox.Limits(memory_mb=1024, cpu_s=60, nproc=40), timeout=60)
+    """, kernels.Limits(memory_mb=1024, cpu_s=60, nproc=40), timeout=60)
     assert result.returncode == 0, result.stderr
     born, error = result.stdout.split()
     assert int(born) < 40 and error == "BlockingIOError"
@@ -228,7 +230,7 @@ def test_a_busy_neighbour_does_not_push_an_honest_kernel_over_its_timeout(
                     f"{os.getloadavg()[0]:.0f} on {os.cpu_count()} cores)")
     n = int(1_000_000 / max(_spin(1_000_000), 1e-3))  # about 1 s of work, alone
     neighbour, confinement = confined(fixture_course, status, tmp_path / "neighbour",
-                                      BUSY_NEIGHBOUR, sandbox.Limits(memory_mb=2048, nproc=64),
+                                      BUSY_NEIGHBOUR, kernels.Limits(memory_mb=2048, nproc=64),
                                       popen=True)
     try:
         assert neighbour.stdout.readline().strip() == "busy"
@@ -257,10 +259,10 @@ def test_a_busy_neighbour_does_not_push_an_honest_kernel_over_its_timeout(
 
 
 def _run(course, status, nb, workdir, *, cell_timeout: float, limits=None):
-    runtime = sandbox.runtime_dir()
+    runtime = kernels.runtime_dir()
     try:
         km = sandbox.kernel_manager(course, workdir=workdir, runtime_dir=runtime,
-                                    limits=limits or sandbox.Limits(memory_mb=2048, cpu_s=120),
+                                    limits=limits or kernels.Limits(memory_mb=2048, cpu_s=120),
                                     status=status)
         return asyncio.run(run_notebook(nb, km, cwd=workdir, env={"PATH": "/usr/bin:/bin"},
                                         cell_timeout=cell_timeout, time_limit=scaled(120)))
@@ -303,20 +305,20 @@ def test_a_print_flood_keeps_the_graders_memory_bounded(fixture_course, status, 
 def test_a_disk_flood_of_files_under_the_size_cap_is_trimmed_to_the_folders_cap(
         fixture_course, status, tmp_path):
     workdir = tmp_path / "work"
-    count = sandbox.DISK_MB // (KEEP_FILE_MB - 1) + 10
+    count = kernels.DISK_MB // (KEEP_FILE_MB - 1) + 10
     result = confined(fixture_course, status, workdir, f"""
         import os
         for i in range({count}):
             with open(f"filler-{{i:03}}.bin", "wb") as f:
                 f.truncate({KEEP_FILE_MB - 1} * 2**20)
         open("notes.txt", "w").write("mine")
-    """, sandbox.Limits(memory_mb=1024, cpu_s=60))
+    """, kernels.Limits(memory_mb=1024, cpu_s=60))
     assert result.returncode == 0, result.stderr
     notebook = workdir / "labfx.ipynb"
     nbformat.write(new_notebook(), str(notebook))
     notes = trim(workdir, keep=notebook.name)
     left = [p for p in workdir.rglob("*") if p.is_file()]
-    assert sum(p.stat().st_size for p in left) <= sandbox.DISK_MB * 2**20
+    assert sum(p.stat().st_size for p in left) <= kernels.DISK_MB * 2**20
     assert notebook in left
-    assert len(notes) == 1 and f"at most {sandbox.DISK_MB} MB in all" in notes[0]
+    assert len(notes) == 1 and f"at most {kernels.DISK_MB} MB in all" in notes[0]
     assert notebook.is_file()

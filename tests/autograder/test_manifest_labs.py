@@ -8,9 +8,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import demo_class, manifest
-from autograder.autograde import Overrides, autograde
-from autograder.gradebook import load_outcomes, open_gradebook
+from autograder.demo import demo_class
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = [lab.id for lab in manifest.load_course(REPO).labs]

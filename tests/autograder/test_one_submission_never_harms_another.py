@@ -20,11 +20,14 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import collect, demo_class, export, feedback
-from autograder import gradebook as gb
-from autograder.autograde import Grader, prepare_lab
-from autograder.sandbox import probe
-from autograder.score import score_notebook
+from autograder.pipeline import collect
+from autograder.demo import demo_class
+from autograder.publish import export
+from autograder.publish import feedback
+from autograder.pipeline import gradebook as gb
+from autograder.pipeline.autograde import Grader, prepare_lab
+from autograder.isolation.sandbox import probe
+from coursekit.notebook.score import score_notebook
 from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
 

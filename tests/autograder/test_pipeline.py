@@ -11,10 +11,13 @@ import nbformat
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from autograder import demo_class, gradebook as gb, sandbox
-from autograder.autograde import FORKED, autograde
-from autograder.execute import run_notebook
-from autograder.feedback import render
+from coursekit.notebook import kernels
+from autograder.demo import demo_class
+from autograder.pipeline import gradebook as gb
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import FORKED, autograde
+from coursekit.notebook.execute import run_notebook
+from autograder.publish.feedback import render
 from coursekit.cli import main as cli
 from conftest import TEST_LIMITS
 
@@ -150,10 +153,10 @@ def test_sandbox_hides_course_and_solutions_and_cuts_the_network(fixture_course,
              f"{secret!r} in v for v in os.environ.values())\n"
              "print(json.dumps(result))")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
-    runtime = sandbox.runtime_dir()
+    runtime = kernels.runtime_dir()
     try:
         km = sandbox.kernel_manager(fixture_course, workdir=workdir, runtime_dir=runtime,
-                                    limits=sandbox.Limits(memory_mb=2048, cpu_s=60),
+                                    limits=kernels.Limits(memory_mb=2048, cpu_s=60),
                                     status=status)
         execution = asyncio.run(run_notebook(nb, km, cwd=workdir, env={"PATH": "/usr/bin:/bin"},
                                              cell_timeout=60, time_limit=120))
@@ -203,12 +206,12 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
     assert outcome.score == graded_class.demo.max_score
     assert "but fresh for labfx: kernels are not sandboxed" in out
     assert "SANDBOX UNAVAILABLE" in render(outcome, "Fixture lab")
-    from autograder.export import results_json
+    from autograder.publish.export import results_json
     assert "SANDBOX UNAVAILABLE" in results_json(outcome)["output"]
 
 
 def test_hidden_seeds_are_fresh_for_every_grading_and_stable_within_one():
-    from autograder.autograde import Grader
+    from autograder.pipeline.autograde import Grader
     first, second = Grader.seeds(), Grader.seeds()
     assert first("lab.x", True) == first("lab.x", True)        # visible and hidden calls agree
     assert first("lab.x", True) != second("lab.x", True)       # a regrade draws anew

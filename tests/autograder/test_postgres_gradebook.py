@@ -16,7 +16,8 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 import postgres_server
-from autograder import demo_class, gradebook as gb
+from autograder.demo import demo_class
+from autograder.pipeline import gradebook as gb
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli
 from machine_load import scaled

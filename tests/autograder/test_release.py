@@ -8,8 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cells as lab_cells
-from autograder import manifest, release
+from coursekit.notebook import cells as lab_cells
+from coursekit import course as manifest
+from autograder.publish import release
 from coursekit.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import commands, manifest
-from autograder import similarity as sim
+from autograder import commands
+from coursekit import course as manifest
+from autograder.publish import similarity as sim
 from autograder.planted_class import DISGUISES, REFERENCE_COPIES, planted_class
 from machine_load import scaled
 

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from autograder import graded_folder, untrusted_tree
+from autograder.isolation import graded_folder
+from autograder.isolation import untrusted_tree
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import copy
 import nbformat
 import pytest
 
-from autograder import demo_class
+from autograder.demo import demo_class
 from coursekit.cli import main as cli
 
 
@@ -77,7 +77,7 @@ def test_validate_without_any_checks_is_a_failure(tmp_path, capsys):
 @pytest.mark.slow
 def test_validate_finds_the_lab_of_a_renamed_copy_by_its_graded_cells(tmp_path, capsys):
     """Every lab shares ids like ``intro`` and ``setup``; the graded cells decide the lab."""
-    from autograder import manifest
+    from coursekit import course as manifest
 
     course = manifest.load_course()
     release = nbformat.read(str(course.release_notebook(course.lab("lab03_functions"))), 4)

@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from autograder import demo_class, gradebook as gb, manifest
-from autograder.autograde import Overrides, autograde
-from autograder.release import write_release
+from autograder.demo import demo_class
+from autograder.pipeline import gradebook as gb
+from coursekit import course as manifest
+from autograder.pipeline.autograde import Overrides, autograde
+from autograder.publish.release import write_release
 
 distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.benchmark

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from nbformat.v4 import new_code_cell
 
-from autograder import demo_class
+from autograder.demo import demo_class
 
 PIPELINE_TESTS = Path(__file__).resolve().parents[1] / "autograder"
 pytestmark = pytest.mark.benchmark

@@ -5,7 +5,7 @@
   exploration cells skipped) against its **floor**: the same cells, hidden checks included,
   in a kernel that is already started and has already imported the lab's frameworks (the
   setup imports the grading kernel preloads); goal ≤ 1.2×. Measured for fresh kernels and
-  for kernels forked from a pre-warmed one (``autograder.forked``; the zygote's own start,
+  for kernels forked from a pre-warmed one (``autograder.isolation.forked``; the zygote's own start,
   once per job slot and lab, is printed apart), with the plain kernel start beside them;
 * a class of 20 submissions of lab01, ``--jobs 2`` against ``--jobs 1``; goal ≥ 1.7× on two
   cores;
@@ -26,12 +26,15 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import demo_class, forked, manifest, sandbox
-from autograder.autograde import Grader, Overrides, autograde, prepare_lab
-from autograder.cells import PLAIN, LabNotebook
-from autograder.collect import FOUND, Submission
-from autograder.gradebook import load_outcomes, open_gradebook
-from autograder.release import write_release
+from autograder.demo import demo_class
+from autograder.isolation import forked
+from coursekit import course as manifest
+from autograder.isolation import sandbox
+from autograder.pipeline.autograde import Grader, Overrides, autograde, prepare_lab
+from coursekit.notebook.cells import PLAIN, LabNotebook
+from autograder.pipeline.collect import FOUND, Submission
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
+from autograder.publish.release import write_release
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"

@@ -24,7 +24,8 @@ REPEATS = int(os.environ.get("COURSEKIT_BENCH_REPEATS", "3"))
 _RUN = r'''
 import ast, json, os, sys, tempfile, threading, time
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
-from autograder import cells, manifest
+from coursekit.notebook import cells
+from coursekit import course as manifest
 from coursekit.grading import monitor
 from coursekit.grading.program import get_check, run_program
 from coursekit.grading.seeds import public_seed

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
-from autograder import similarity as sim
+from coursekit import course as manifest
+from autograder.publish import similarity as sim
 from autograder.planted_class import planted_class, rename_variables
 
 REPO = Path(__file__).resolve().parents[2]

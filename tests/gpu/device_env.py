@@ -9,8 +9,8 @@ are installed there into a folder of their own (:func:`install`), timed.
 
 NOTE [why these and not nbgrader]
     The in-process harness (``autograder.mutants.Harness``) reads notebooks with nbformat and
-    turns IPython syntax into Python with IPython's transformer; ``autograder.score`` imports
-    ``autograder.execute`` at module level, which imports nbclient and zmq (used only to run
+    turns IPython syntax into Python with IPython's transformer; ``coursekit.notebook.score`` imports
+    ``coursekit.notebook.execute`` at module level, which imports nbclient and zmq (used only to run
     kernels, which the harness never starts). nbgrader, needed only to build the student
     release, is *not* carried: its dependency tree is the size of Jupyter. The GPU check's
     harness does without the release (``lab_run.SolutionHarness``).
@@ -60,10 +60,10 @@ DEVICE_IMAGE = frozenset(_IMAGE_LIST.split())
 # What the GPU check needs that the image lacks (found by running the dry run on
 # ``simulated_site``; see the NOTE above). Carried at the versions of this machine's venv.
 CARRIED = (
-    # notebooks (autograder.cells)
+    # notebooks (coursekit.notebook.cells)
     "nbformat", "fastjsonschema", "jsonschema", "jsonschema-specifications", "referencing",
     "rpds-py", "traitlets", "jupyter-core", "platformdirs",
-    # imported by autograder.execute at module level (kernels: never started here)
+    # imported by coursekit.notebook.execute at module level (kernels: never started here)
     "nbclient", "jupyter-client", "pyzmq", "tornado",
     # IPython's input transformer (autograder.mutants._python) and IPython.display
     # (coursekit.viz): IPython 9 imports its terminal, completer and traceback packages

@@ -149,8 +149,8 @@ def solution_harness(lab_id: str) -> Any:
     the device machine has no nbgrader and solutions need no stubs, so this harness leaves
     it out. It also keeps each ``score`` call's drives (what was expected and observed).
     """
-    from autograder import cells as lab_cells
-    from autograder.manifest import load_course
+    from coursekit.notebook import cells as lab_cells
+    from coursekit.course import load_course
     from autograder.mutants import Harness
 
     class SolutionHarness(Harness):
@@ -174,7 +174,7 @@ def solution_harness(lab_id: str) -> Any:
 def score_checks(harness: Any, device: str) -> tuple[dict[str, Any], dict[tuple[str, bool], Any]]:
     """Score every checks cell with the solution on ``device``: the report's part, and the
     drives by ``(check, hidden)``."""
-    from autograder.cells import CHECKS
+    from coursekit.notebook.cells import CHECKS
 
     os.environ["COURSEKIT_DEVICE"] = device
     start = _now()
@@ -331,8 +331,8 @@ def run(lab_id: str, device: str, baseline: str, result_path: Path, *, repeat: b
         write_json(result_path, result)
         return value
 
-    from autograder import cells as lab_cells
-    from autograder.manifest import load_course
+    from coursekit.notebook import cells as lab_cells
+    from coursekit.course import load_course
 
     source = lab_cells.load(load_course(REPO).source_notebook(lab_id))
     code = [c.source for c in source.cells if c.cell.cell_type == "code"]

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import cells as lab_cells, manifest, sandbox
+from coursekit.notebook import kernels
+from coursekit.notebook import cells as lab_cells
+from coursekit import course as manifest
+from autograder.isolation import sandbox
 from coursekit.grading import monitor
 from coursekit.grading.kernel import EXIT_PRELOAD_THREADS, PRELOAD_CHECKS_ENV, PRELOAD_ENV
 from coursekit.grading.program import CHECK_PACKAGES_ENV
@@ -42,7 +45,7 @@ def _printed_by_a_grading_kernel(tmp_path, preload: dict, code: str) -> str:
     """What ``code`` prints in the grader's own kernel, started with the ``preload`` settings
     (unsandboxed here: the sandbox is tested elsewhere)."""
     fifo, _ = _drained_fifo(tmp_path)
-    runtime = sandbox.runtime_dir()
+    runtime = kernels.runtime_dir()
     km = sandbox.kernel_manager(manifest.load_course(REPO), workdir=tmp_path,
                                 runtime_dir=runtime, limits=None,
                                 status=sandbox.SandboxStatus(False, "none"))

@@ -95,7 +95,7 @@ def test_untouched_release_reads_not_implemented_yet_in_every_check():
     passes (lab02.node_ops used to pass its 10 forward-value cases)."""
     from pathlib import Path
 
-    from autograder import manifest
+    from coursekit import course as manifest
     from autograder.mutants import Harness
 
     course = manifest.load_course(Path(__file__).resolve().parents[2])
@@ -127,9 +127,9 @@ def test_a_later_check_says_it_depends_on_the_failing_earlier_exercise():
     so, and nothing else, instead of a hint about recording the loss."""
     from pathlib import Path
 
-    from autograder import manifest
+    from coursekit import course as manifest
     from autograder.mutants import Harness
-    from autograder.score import CellScore, explain_dependencies
+    from coursekit.notebook.score import CellScore, explain_dependencies
 
     course = manifest.load_course(Path(__file__).resolve().parents[2])
     h = Harness(course, course.lab("lab01_graphs"))

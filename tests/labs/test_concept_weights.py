@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
+from coursekit import course as manifest
 from autograder.mutants import Harness, load_mutants, mutants_path
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
+from coursekit import course as manifest
 from autograder.mechanical import DeleteStatement, OPERATORS, generate, load_equivalent, student_lines
 from autograder.mutants import Harness
 

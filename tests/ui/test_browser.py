@@ -91,7 +91,7 @@ def export_totals(root: Path, env: dict[str, str] | None = None) -> dict[str, st
 
 def stored_outcomes(root: Path) -> dict:
     """coursekit's stored outcomes of labfx, by student."""
-    from autograder.gradebook import load_outcomes, open_gradebook
+    from autograder.pipeline.gradebook import load_outcomes, open_gradebook
     gradebook = open_gradebook("sqlite:///" + str(root / "course" / "gradebook.db"))
     try:
         return {o.student: o for o in load_outcomes(gradebook, labs=[LAB])}

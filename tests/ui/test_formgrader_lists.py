@@ -1,5 +1,5 @@
 """The formgrader's lists, messages and pages without a browser: coursekit's API
-(autograder/nbgrader_ui.py) on the graded demo class plus a lab nobody handed in, called as
+(autograder/ui/formgrader.py) on the graded demo class plus a lab nobody handed in, called as
 the formgrader's handlers call it (one instance per request). These hold where Chromium is
 missing; test_browser.py clicks the same in a real one.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import demo_class
+from autograder.demo import demo_class
 
 from .conftest import LAB, NOBODYS_LAB, add_a_lab_nobody_handed_in, graded_class_copy
 
@@ -32,7 +32,7 @@ def api(class_root, monkeypatch):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.nbgrader_ui import CoursekitAPI
+    from autograder.ui.formgrader import CoursekitAPI
     # as `make grade-ui` runs it: nbgrader runs `alembic` by name
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep
                        + os.environ["PATH"])
@@ -107,7 +107,7 @@ def test_the_formgraders_own_templates_render(api):
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
     from nbgrader.server_extensions.formgrader import handlers
 
-    from autograder.nbgrader_ui import STATIC, TEMPLATES
+    from autograder.ui.formgrader import STATIC, TEMPLATES
     nbgrader = FileSystemLoader(handlers.template_path)
     env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), nbgrader,
                                            PrefixLoader({"nbgrader": nbgrader})]))
@@ -127,7 +127,7 @@ def test_the_formgraders_own_templates_render(api):
 def test_mathjax_is_served_with_a_configuration_and_fonts_the_server_ships():
     import jupyter_server_mathjax
 
-    from autograder.nbgrader_ui import MATHJAX
+    from autograder.ui.formgrader import MATHJAX
     static = Path(jupyter_server_mathjax.__file__).parent / "static"
     for config in MATHJAX.split("config=")[1].split(","):
         assert (static / "config" / f"{config}.js").is_file(), config
