@@ -29,8 +29,10 @@ from pathlib import Path
 
 from coursekit.course import Course, Lab, reveal_entry
 
+# Text files, scanned whole. ``.js``: the student's JupyterLab progress extension, which
+# ships in coursekit (coursekit/student/labextension).
 SOURCE_SUFFIXES = {".py", ".ipynb", ".md", ".toml", ".txt", ".json", ".cfg", ".html", ".css",
-                   ".sh", ""}
+                   ".js", ".sh", ""}
 # Binary package data the library ships (a model the course trained): not text, so only
 # searched for the secret.
 DATA_SUFFIXES = {".pt", ".npz"}
@@ -179,9 +181,8 @@ def strip_references(source: str, expected_file: str) -> str:
 
 
 def _record_lab(course: Course, lab: Lab, source: str) -> dict:
-    from coursekit.grading.program import _REGISTRY, get_check
-
     from autograder.publish.recorded import record
+    from coursekit.grading.program import _REGISTRY, get_check
     course.enable_checks()
     names = re.findall(r'@check\(\s*"([^"]+)"', source)
     for name in names:
@@ -472,8 +473,8 @@ def answer_fingerprints(course: Course, today: date) -> dict[str, object]:
     :mod:`.similarity` fingerprints answers (names, layout and comments do not count; the
     release's own code is left out): the content the build must not hold, whatever any lab
     declares."""
-    from coursekit.notebook.cells import read_notebook
     from autograder.publish.similarity import MIN_TOKENS, _fingerprint, release_base
+    from coursekit.notebook.cells import read_notebook
     found = {}
     for lab in course.labs:
         notebook = course.source_notebook(lab)

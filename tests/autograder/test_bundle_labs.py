@@ -93,7 +93,10 @@ def _all_visible_checks_pass(report: str) -> bool:
 
 def _build_unrevealed(root: Path) -> dict:
     built = build_bundle(COURSE, root / "students", today=BEFORE_ANY_REVEAL)
-    deps = _third_party(root / "third-party")
+    # A folder named site-packages, as a student's own `make setup` installs them: the grading
+    # monitor in the kernel loads compiled code (.pyc) only from the Python installation and
+    # the site-packages folders on sys.path, and refused every import from elsewhere.
+    deps = _third_party(root / "third-party" / "site-packages")
     return {"labs": list(built.labs), "held_back": built.held_back, "out": str(built.out),
             "python": str(_set_up(root / "students", deps)), "deps": str(deps)}
 
