@@ -50,8 +50,8 @@ from cosmic_ray.mutating import mutate_code
 from cosmic_ray.operators.operator import Operator
 from cosmic_ray.plugins import get_operator
 
-from coursekit.course import Course, Lab, ManifestError, load_course
 from autograder.mutants import MUTANT_SECRET, Harness, load_mutants, mutants_path
+from coursekit.course import Course, Lab, ManifestError, load_course
 
 SECRETS = (MUTANT_SECRET, "mechanical-second")  # two students' hidden seeds
 SEEDS = ("visible", "hidden-1", "hidden-2")

@@ -13,11 +13,11 @@ import time
 from autograder.demo import demo_class
 from autograder.isolation import sandbox
 from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.summary import grade_table
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback
-from coursekit.course import Course, Lab
 from autograder.publish.release import write_release
-from autograder.pipeline.summary import grade_table
+from coursekit.course import Course, Lab
 
 
 def demo_limits(lab: Lab) -> Overrides:

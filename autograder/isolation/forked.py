@@ -28,12 +28,10 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from coursekit.notebook import kernels
-from coursekit.grading.zygote import KILL_WAIT_S, running_as
-
-from autograder.isolation import leases
-from autograder.isolation import sandbox
+from autograder.isolation import leases, sandbox
 from coursekit.course import Course
+from coursekit.grading.zygote import KILL_WAIT_S, running_as
+from coursekit.notebook import kernels
 
 STARTUP_TIMEOUT_S = 180
 # NOTE [settling]: between two students the zygote kills the slot's uid and deletes what it

@@ -23,9 +23,8 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.notebook import kernels
-from autograder.isolation import sandbox
 from autograder.isolation import untrusted_tree
+from coursekit.notebook import kernels
 from coursekit.notebook.safe_text import printable
 
 KEEP_FILE_MB = 50   # a graded folder keeps what a TA may want to open, not a disk filler

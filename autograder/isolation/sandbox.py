@@ -53,13 +53,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.isolation import cgroup, leases
 from coursekit.course import Course
 from coursekit.grading import keyrings
 from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
-from coursekit.notebook.kernels import (DISK_MB, GradingKernelManager, Limits,
-                                        limits_command, new_kernel_manager)
-
-from autograder.isolation import cgroup, leases
+from coursekit.notebook.kernels import (
+    DISK_MB,
+    GradingKernelManager,
+    Limits,
+    limits_command,
+    new_kernel_manager,
+)
 
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt/conda")
 UNSANDBOXED_WARNING = ("!!! SANDBOX UNAVAILABLE — submissions ran WITHOUT isolation "

@@ -11,11 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from autograder.isolation import graded_folder, sandbox
 from coursekit.course import Course
 from coursekit.notebook import kernels
 from coursekit.notebook.validate import KernelPlace, KernelUnavailable
-
-from autograder.isolation import graded_folder, sandbox
 
 
 class SandboxPlace(KernelPlace):

@@ -39,13 +39,11 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.notebook import kernels
-from autograder.isolation import graded_folder
-from autograder.isolation import sandbox
-from autograder.isolation import untrusted_tree
+from autograder.isolation import graded_folder, sandbox, untrusted_tree
 from autograder.pipeline.collect import Submission
 from autograder.pipeline.gradebook import Outcome
 from coursekit.course import Course
+from coursekit.notebook import kernels
 
 ATTEMPT_TOPIC = "coursekit-attempt"
 CONNECT_TIMEOUT_S = 20

@@ -23,8 +23,8 @@ from nbformat import NotebookNode
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from coursekit.notebook import cells as lab_cells
 from coursekit.course import Course, Lab
+from coursekit.notebook import cells as lab_cells
 
 IGNORED_NAMES = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 
@@ -45,8 +45,15 @@ def nbgrader_config(course: Course) -> Config:
 
 def _preprocessors(config: Config) -> list:
     # Imported here: nbgrader pulls in a lot, and `coursekit validate` never needs it.
-    from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearMarkScheme,
-                                        ClearOutput, ClearSolutions, ComputeChecksums, LockCells)
+    from nbgrader.preprocessors import (
+        CheckCellMetadata,
+        ClearHiddenTests,
+        ClearMarkScheme,
+        ClearOutput,
+        ClearSolutions,
+        ComputeChecksums,
+        LockCells,
+    )
 
     class ExerciseStub(ClearSolutions):
         """ClearSolutions whose code stub may say ``{exercise}``: the answer cell's grade_id."""

@@ -43,10 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
-from coursekit.notebook import cells as lab_cells
-from coursekit.notebook.cells import ANSWER
 from autograder.pipeline.collect import FOUND, collect
 from coursekit.course import Course, Lab, reveal_entry
+from coursekit.notebook import cells as lab_cells
+from coursekit.notebook.cells import ANSWER
 
 K = 25                # tokens per k-gram (copydetect's default noise threshold)
 WINDOW = 6            # winnowing window: any match of K + WINDOW - 1 tokens is always seen

@@ -55,12 +55,11 @@ from nbgrader.server_extensions.formgrader import apihandlers, handlers
 from nbgrader.server_extensions.formgrader.base import check_notebook_dir, check_xsrf
 from tornado import web
 
+from autograder.isolation.validation import SandboxPlace
+from autograder.publish.feedback import EXCHANGE_FILES
 from coursekit.course import Course, ManifestError, find_root, load_course
 from coursekit.student import server as student_server
 from coursekit.student.server import ValidateHandler
-
-from autograder.isolation.validation import SandboxPlace
-from autograder.publish.feedback import EXCHANGE_FILES
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = TEMPLATES / "static"   # coursekit.js, served at /formgrader/coursekit/
@@ -246,7 +245,11 @@ class CoursekitAPI(NbGraderAPI):
     def generate_assignment(self, assignment_id, force=True, create=True) -> dict:
         """Generate = ``coursekit release LAB``: the stubs name their exercise, hidden tests
         are stripped, the files are byte-stable; then the release is checked."""
-        from autograder.publish.release import ReleaseError, check_release, write_release
+        from autograder.publish.release import (
+            ReleaseError,
+            check_release,
+            write_release,
+        )
         try:
             course = self.course
             lab = course.lab(assignment_id)

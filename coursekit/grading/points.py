@@ -1,11 +1,11 @@
 """The points a visible check is worth, for the report a checks cell prints in the notebook.
 
 A checks cell's points are split over the cases of all its visible ``grade(...)`` calls by
-case weight, as ``coursekit validate`` and the grader split them (autograder/score.py). The
-kernel does not see a cell's nbgrader metadata, so the points are read from the lab's
-release, ``notebooks/<lab>/<lab>.ipynb``, found above the working folder (the repository, or
-the student bundle: both hold ``course/course.toml`` and ``notebooks/``). Where there is no
-release to read, the report shows the cases alone.
+case weight, as ``coursekit validate`` and the grader split them
+(coursekit/notebook/score.py). The kernel does not see a cell's nbgrader metadata, so the
+points are read from the lab's release, ``notebooks/<lab>/<lab>.ipynb``, found above the
+working folder (the repository, or the student bundle: both hold ``course/course.toml`` and
+``notebooks/``). Where there is no release to read, the report shows the cases alone.
 """
 from __future__ import annotations
 

@@ -60,7 +60,8 @@ def fetch_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def fetch(args) -> int:
-    from .fetch import WORK, FetchError, fetch as run_fetch
+    from .fetch import WORK, FetchError
+    from .fetch import fetch as run_fetch
     if not args.labs and not args.every:
         return fail("name a lab (coursekit fetch lab01_graphs) or give --all")
     try:

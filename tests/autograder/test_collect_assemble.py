@@ -8,9 +8,9 @@ import zipfile
 import nbformat
 import pytest
 
-from coursekit.notebook import cells as lab_cells
-from autograder.pipeline import collect
 from autograder.demo import demo_class
+from autograder.pipeline import collect
+from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.assemble import SOURCE, STUDENT, assemble
 
 

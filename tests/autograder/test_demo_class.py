@@ -12,8 +12,8 @@ import nbformat
 import pytest
 
 from autograder.demo import demo_class
-from coursekit import course as manifest
 from autograder.pipeline.gradebook import open_gradebook
+from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
 STUDENTS = [s.id for s in demo_class.STUDENTS]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from autograder.demo import demo_class
-from coursekit import course as manifest
 from autograder.demo.run import DEMO_LAB
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
+from coursekit import course as manifest
 from coursekit.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[2]

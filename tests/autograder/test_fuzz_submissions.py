@@ -29,18 +29,17 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from autograder.pipeline import collect
 from autograder.demo import demo_class
-from autograder.publish import export
-from autograder.publish import feedback
+from autograder.isolation.sandbox import probe
+from autograder.pipeline import collect
 from autograder.pipeline import gradebook as gb
-from coursekit.notebook.assemble import assemble
 from autograder.pipeline.autograde import Grader, prepare_lab
 from autograder.pipeline.collect import CORRUPT, FOUND, MISSING
-from autograder.isolation.sandbox import probe
-from coursekit.notebook.score import score_notebook
+from autograder.publish import export, feedback
 from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
+from coursekit.notebook.assemble import assemble
+from coursekit.notebook.score import score_notebook
 
 FUZZ_SETTINGS = settings(max_examples=120, deadline=None,
                          suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -26,12 +26,11 @@ from grader_processes import hand_in as _hand_in
 from nbformat.v4 import new_code_cell
 
 from autograder.demo import demo_class
-from autograder.isolation import leases
-from autograder.isolation import sandbox
+from autograder.isolation import leases, sandbox
 from autograder.pipeline.autograde import autograde
 from autograder.pipeline.collect import collect, student_entries
-from autograder.publish.feedback import write_feedback
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
+from autograder.publish.feedback import write_feedback
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from autograder.demo import demo_class
-from coursekit import course as manifest
 from autograder.pipeline.autograde import Overrides, autograde
+from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = "lab10_distributed"

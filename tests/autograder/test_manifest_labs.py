@@ -9,9 +9,9 @@ import nbformat
 import pytest
 
 from autograder.demo import demo_class
-from coursekit import course as manifest
 from autograder.pipeline.autograde import Overrides, autograde
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
+from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = [lab.id for lab in manifest.load_course(REPO).labs]

@@ -20,16 +20,15 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.pipeline import collect
 from autograder.demo import demo_class
-from autograder.publish import export
-from autograder.publish import feedback
+from autograder.isolation.sandbox import probe
+from autograder.pipeline import collect
 from autograder.pipeline import gradebook as gb
 from autograder.pipeline.autograde import Grader, prepare_lab
-from autograder.isolation.sandbox import probe
-from coursekit.notebook.score import score_notebook
+from autograder.publish import export, feedback
 from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
+from coursekit.notebook.score import score_notebook
 
 SURROGATE_NAME = os.fsdecode(b"labfx-\xff\xfe.ipynb")   # bytes that are not UTF-8
 

@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 
 from autograder.demo import demo_class
-from coursekit import course as manifest
 from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback
-from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.release import write_release
+from coursekit import course as manifest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import red_team_lab01 as rt  # noqa: E402

@@ -8,10 +8,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.notebook import cells as lab_cells
-from coursekit import course as manifest
 from autograder.publish import release
+from coursekit import course as manifest
 from coursekit.cli import main as cli
+from coursekit.notebook import cells as lab_cells
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)

@@ -122,7 +122,7 @@ def test_fingerprints_are_the_same_in_every_process():
     import sys
     code = (REPO / "coursekit" / "optim" / "sgd.py").read_text(encoding="utf-8")
     here = sorted(sim._fingerprint(code, sim.base_hashes("x = 1\n")).hashes)
-    script = ("import sys; from autograder import similarity as sim\n"
+    script = ("import sys; from autograder.publish import similarity as sim\n"
               "code = sys.stdin.read()\n"
               "print(sorted(sim._fingerprint(code, sim.base_hashes('x = 1\\n')).hashes))")
     for seed in ("1", "2"):

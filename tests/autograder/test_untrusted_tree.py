@@ -11,8 +11,7 @@ import sys
 
 import pytest
 
-from autograder.isolation import graded_folder
-from autograder.isolation import untrusted_tree
+from autograder.isolation import graded_folder, untrusted_tree
 
 
 @pytest.fixture(autouse=True)

@@ -27,14 +27,13 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.demo import demo_class
-from autograder.isolation import forked
-from coursekit import course as manifest
-from autograder.isolation import sandbox
+from autograder.isolation import forked, sandbox
 from autograder.pipeline.autograde import Grader, Overrides, autograde, prepare_lab
-from coursekit.notebook.cells import PLAIN, LabNotebook
 from autograder.pipeline.collect import FOUND, Submission
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.release import write_release
+from coursekit import course as manifest
+from coursekit.notebook.cells import PLAIN, LabNotebook
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"

@@ -25,9 +25,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import manifest
-from autograder.cells import nbgrader_meta
-from autograder.release import release_notebook
+from autograder.publish.release import release_notebook
+from coursekit import course as manifest
+from coursekit.notebook.cells import nbgrader_meta
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -52,7 +52,7 @@ def solved_release(lab) -> nbformat.NotebookNode:
 
 @pytest.mark.parametrize("prefix", LABS)
 def test_run_all_and_validate(prefix, tmp_path_factory):
-    from autograder.validate import validate
+    from coursekit.notebook.validate import validate
 
     (lab,) = [lab for lab in COURSE.labs if lab.id.startswith(prefix + "_")]
     folder = REPO / "build" / "bench" / lab.id

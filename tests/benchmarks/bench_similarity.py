@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from coursekit import course as manifest
-from autograder.publish import similarity as sim
 from autograder.planted_class import planted_class, rename_variables
+from autograder.publish import similarity as sim
+from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
 CLASS_SIZE = 200

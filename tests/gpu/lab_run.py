@@ -149,9 +149,9 @@ def solution_harness(lab_id: str) -> Any:
     the device machine has no nbgrader and solutions need no stubs, so this harness leaves
     it out. It also keeps each ``score`` call's drives (what was expected and observed).
     """
-    from coursekit.notebook import cells as lab_cells
-    from coursekit.course import load_course
     from autograder.mutants import Harness
+    from coursekit.course import load_course
+    from coursekit.notebook import cells as lab_cells
 
     class SolutionHarness(Harness):
         def __init__(self, course: Any, lab: Any) -> None:
@@ -331,8 +331,8 @@ def run(lab_id: str, device: str, baseline: str, result_path: Path, *, repeat: b
         write_json(result_path, result)
         return value
 
-    from coursekit.notebook import cells as lab_cells
     from coursekit.course import load_course
+    from coursekit.notebook import cells as lab_cells
 
     source = lab_cells.load(load_course(REPO).source_notebook(lab_id))
     code = [c.source for c in source.cells if c.cell.cell_type == "code"]

@@ -95,8 +95,8 @@ def test_untouched_release_reads_not_implemented_yet_in_every_check():
     passes (lab02.node_ops used to pass its 10 forward-value cases)."""
     from pathlib import Path
 
-    from coursekit import course as manifest
     from autograder.mutants import Harness
+    from coursekit import course as manifest
 
     course = manifest.load_course(Path(__file__).resolve().parents[2])
     for lab in course.labs:
@@ -127,8 +127,8 @@ def test_a_later_check_says_it_depends_on_the_failing_earlier_exercise():
     so, and nothing else, instead of a hint about recording the loss."""
     from pathlib import Path
 
-    from coursekit import course as manifest
     from autograder.mutants import Harness
+    from coursekit import course as manifest
     from coursekit.notebook.score import CellScore, explain_dependencies
 
     course = manifest.load_course(Path(__file__).resolve().parents[2])

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import manifest
 from autograder.mutants import Harness, load_mutants, mutants_path
-from autograder.score import CellScore, explain_dependencies
+from coursekit import course as manifest
+from coursekit.notebook.score import CellScore, explain_dependencies
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -104,7 +104,7 @@ def test_every_declared_dependency_is_called_by_the_solution():
 def test_the_stubs_own_docstring_is_not_delegation():
     """The loss scaler's stub says it works "step for step as torch.amp.GradScaler": keeping
     that docstring is no use of torch.amp, while code that imports it still is."""
-    from autograder.score import delegation
+    from coursekit.notebook.score import delegation
 
     h = _harness("lab09_performance")
     calls = h.checks_of("loss_scaler").calls
@@ -349,8 +349,8 @@ def test_the_notebook_report_shows_cases_and_points(capsys, monkeypatch):
 
 
 def test_validate_reports_cases_and_points():
-    from autograder.score import CheckScore
-    from autograder.validate import Validation
+    from coursekit.notebook.score import CheckScore
+    from coursekit.notebook.validate import Validation
 
     score = CheckScore("ensemble_check", "lab11.ensemble", False, 0.4, 2.0,
                        "1/5 cases passed\n✗ a case: got 1, expected 2", 1, 5)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from coursekit import course as manifest
 from autograder.mutants import MIN_MUTANTS, Harness, load_mutants, mutants_path
+from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
