@@ -95,7 +95,7 @@ class Hand:
     solved: bool = False       # answers not given: the solution (True) or the release stub
 
     def write(self, demo, folder: Path) -> None:
-        from autograder.demo.run.demo_class import _insert_after
+        from autograder.demo.demo_class import _insert_after
         nb = demo.notebook(self.answers, solved=self.solved)
         for gid, source in self.after:
             nb = _insert_after(nb, gid, source)
