@@ -123,6 +123,49 @@ def test_drawn_profiles_hold_only_rows_a_real_recording_has(recorded, loader):
     assert drawn <= real, sorted(drawn - real)
 
 
+def _gpu_recording() -> dict:
+    """The lab's loop recorded on an H100 (tests/gpu/record_profile.py, on a lent GPU machine)."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "lab09_profile_h100.json"
+    return json.loads(path.read_text())
+
+
+def _drawn_gpu_rows(seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    loop = lab09._draw_loop(rng, 3, 3, "workers", "cuda")
+    return list(lab09._profile(lab09._planted_loop(loop, "aten::copy_", 0.5), on_gpu=True)
+                .key_averages())
+
+
+def test_drawn_gpu_rows_are_rows_an_h100_recording_has():
+    """The rows the GPU adds; the CPU's operators are the CPU recording's (above: on CUDA the
+    optimizer's adds are one `aten::_foreach_add_`, which no check looks at)."""
+    real = {row["key"] for row in _gpu_recording()["loaders"]["workers"]["rows"]
+            if row["device_type"] == "CUDA"}
+    drawn = {row.key for row in _drawn_gpu_rows() if str(row.device_type).endswith("CUDA")}
+    assert drawn and drawn <= real, sorted(drawn - real)
+
+
+def test_drawn_gpu_profile_orders_each_region_as_the_h100_did():
+    """On the GPU each region has a second row of its key, after the CPU's, with no CPU time:
+    one row per key keeps the GPU's. The drawn profile must trip that reading as a GPU does."""
+    def regions(rows):
+        return [(key, device) for key, device, _ in rows if key in (lab09._WAIT, lab09._STEP)]
+
+    real = [(r["key"], r["device_type"], r["cpu_time_total"])
+            for r in _gpu_recording()["loaders"]["workers"]["rows"]]
+    drawn = [(r.key, str(r.device_type).split(".")[-1], r.cpu_time_total)
+             for r in _drawn_gpu_rows()]
+    for rows in (real, drawn):
+        for region in (lab09._WAIT, lab09._STEP):
+            found = [(device, cpu) for key, device, cpu in rows if key == region]
+            assert [d for d, _ in found] == ["CPU", "CUDA"], (region, found)
+            assert found[0][1] > 0 and found[1][1] == 0, (region, found)
+        assert {k: d for k, d in regions(rows)} == {lab09._WAIT: "CUDA", lab09._STEP: "CUDA"}
+
+
 def test_the_reading_rule_finds_an_operator_and_the_stall_in_a_real_recording(recorded):
     read_profile = get_check("lab09.read_profile").reference_impl()
     found = read_profile(recorded["single"])

@@ -107,8 +107,11 @@ _READ_HEAD = '''def read_profile(prof):
 def _read(costliest: str = "max(ops, key=lambda row: row.self_cpu_time_total)",
           ops: str = '[row for row in rows.values() if row.key.startswith("aten::")]',
           wait: str = 'rows["wait for batch"].cpu_time_total', share: str = "wait / (wait + train)",
-          ms: str = "costliest.self_cpu_time_total / 1e3") -> str:
-    return _READ_HEAD + f'''    rows = {{row.key: row for row in prof.key_averages()}}
+          ms: str = "costliest.self_cpu_time_total / 1e3",
+          keep: str = " if row.device_type == DeviceType.CPU") -> str:
+    return _READ_HEAD + f'''    from torch.autograd import DeviceType
+
+    rows = {{row.key: row for row in prof.key_averages(){keep}}}
     ops = {ops}
     costliest = {costliest}
     wait = {wait}
@@ -138,6 +141,8 @@ MUTANTS = {
         ("the longest single call in prof.events(), not the row that adds up all calls",
          _read(costliest='max((e for e in prof.events() if e.name.startswith("aten::")), '
                          'key=lambda e: e.self_cpu_time_total)')),
+        ("one row per key of all devices: on a GPU the GPU's row of each region, whose CPU "
+         "time is 0, replaces the CPU's", _read(keep="")),
         ("counts the wait by the self time of `wait for batch`, not its CPU total",
          _read(wait='rows["wait for batch"].self_cpu_time_total')),
         ("counts the wait by the DataLoader row: the copies to the device are left out",

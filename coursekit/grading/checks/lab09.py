@@ -678,7 +678,11 @@ _ITERATORS = {"single": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__ne
 
 def _reference_read_profile():
     def read_profile(prof):
-        rows = {row.key: row for row in prof.key_averages()}
+        from torch.autograd import DeviceType
+
+        # On a GPU each record_function region also has a row for the GPU, under the same key,
+        # whose CPU times are 0: the waiting share is read from the CPU's rows.
+        rows = {row.key: row for row in prof.key_averages() if row.device_type == DeviceType.CPU}
         ops = [row for row in rows.values() if row.key.startswith("aten::")]
         costliest = max(ops, key=lambda row: row.self_cpu_time_total)
         wait = rows["wait for batch"].cpu_time_total
@@ -711,12 +715,25 @@ def _op(name: str, self_us: int, *children, kind: str = "op") -> tuple:
     return (name, int(self_us), list(children), kind)
 
 
-def _profile(tree: list[tuple]) -> _RecordedProfile:
+# What a GPU adds to a recording (tests/labs/data/lab09_profile_h100.json, the lab's loop on an
+# H100): a second row for each record_function region, the GPU's, under the same key and after
+# the CPU's row, and the device's own rows (copies, kernels). Their CPU times are 0, so a reading
+# that keeps one row per key keeps the GPU's and finds the loop took no time.
+_GPU_COPY, _GPU_MEMSET = "Memcpy HtoD (Pinned -> Device)", "Memset (Device)"
+
+
+def _profile(tree: list[tuple], on_gpu: bool = False) -> _RecordedProfile:
     """Lay the tree out in time on one thread, each row's own time before its children's, and
-    build torch's events from it."""
+    build torch's events from it; ``on_gpu`` adds the GPU's rows of each step after them."""
+    from torch.autograd import DeviceType
     from torch.autograd.profiler_util import EventList, FunctionEvent
 
     events: list = []
+
+    def on_device(name, start, end, annotation):
+        events.append(FunctionEvent(len(events), name, thread=0, start_us=start, end_us=end,
+                                    stack=[], device_type=DeviceType.CUDA,
+                                    is_user_annotation=annotation))
 
     def lay_out(rows, start):
         now = start
@@ -733,6 +750,15 @@ def _profile(tree: list[tuple]) -> _RecordedProfile:
         return now
 
     lay_out(tree, 0)
+    if on_gpu:
+        # Each step's region on the GPU starts when the CPU launches its work; the device's rows
+        # inside it are the two copies of the batch and the gradients' memset.
+        for cpu in [e for e in events if e.name in (_WAIT, _STEP)]:
+            start, end = cpu.time_range.start, cpu.time_range.end
+            on_device(cpu.name, start + 5, end + 5, annotation=True)
+            kernels = [_GPU_COPY, _GPU_COPY] if cpu.name == _WAIT else [_GPU_MEMSET]
+            for k, name in enumerate(kernels):
+                on_device(name, start + 6 + 2 * k, start + 7 + 2 * k, annotation=False)
     recorded = EventList(events)
     recorded._build_tree()  # as the profiler does once its block ends
     return _RecordedProfile(recorded)
@@ -866,8 +892,8 @@ def _planted_loop(loop: dict, costliest: str, share: float) -> list[tuple]:
     return build(np.rint(prep), addmm, mm, copy)
 
 
-def _read(impl, tree):
-    got = impl(_profile(tree))
+def _read(impl, tree, on_gpu=False):
+    got = impl(_profile(tree, on_gpu))
     # Only a real dict is taken apart; anything else travels as it is and equals nothing.
     if not isinstance(got, dict):
         return got
@@ -884,8 +910,10 @@ _TRIAL_HINTS = {
              "`aten::` rows; and aten::linear's CPU total includes the aten::addmm it calls",
     "workers": "one row per operator, all its calls together: many short calls can outweigh "
                "a few long ones (prof.events() lists single calls)",
-    "gpu": "the copy to the device (aten::copy_ under aten::to) runs inside `wait for batch`: "
-           "it is an operator and part of the wait",
+    "gpu": "on a GPU each region has two rows of its key, the CPU's and the GPU's, whose "
+           "cpu_time_total is 0: read the rows whose device_type is DeviceType.CPU; the copy to "
+           "the device (aten::copy_ under aten::to) runs inside `wait for batch`: it is an "
+           "operator and part of the wait",
 }
 
 
@@ -901,7 +929,8 @@ def read_profile_program(impl: Any, rng):
         steps, layers = int(rng.integers(3, 7)), int(rng.integers(3, 5))
         loop = _draw_loop(rng, steps, layers, loader, device)
         yield Case(f"{words[trial]}: {steps} steps of a {layers}-layer MLP",
-                   lambda loop=loop, c=costliest, s=share: _read(impl, _planted_loop(loop, c, s)),
+                   lambda loop=loop, c=costliest, s=share: _read(impl, _planted_loop(loop, c, s),
+                                                                 on_gpu=loop["device"] == "cuda"),
                    hint=_TRIAL_HINTS[trial] + "; " + _READ_HINT, rtol=1e-6, atol=1e-9)
 
 
