@@ -21,11 +21,11 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
-import torch  # noqa: E402
-from torch.profiler import ProfilerActivity, profile, record_function  # noqa: E402
-from torch.utils.data import DataLoader, Dataset  # noqa: E402
+import torch
+from torch.profiler import ProfilerActivity, profile, record_function
+from torch.utils.data import DataLoader, Dataset
 
-from coursekit.grading.checks import lab09  # noqa: E402
+from coursekit.grading.checks import lab09
 
 
 class SlowSamples(Dataset):

@@ -141,8 +141,8 @@ MUTANTS = {
         ("the longest single call in prof.events(), not the row that adds up all calls",
          _read(costliest='max((e for e in prof.events() if e.name.startswith("aten::")), '
                          'key=lambda e: e.self_cpu_time_total)')),
-        ("one row per key of all devices: on a GPU the GPU's row of each region, whose CPU "
-         "time is 0, replaces the CPU's", _read(keep="")),
+        (("one row per key of all devices: on a GPU the GPU's row of each region, whose CPU "
+          "time is 0, replaces the CPU's"), _read(keep="")),
         ("counts the wait by the self time of `wait for batch`, not its CPU total",
          _read(wait='rows["wait for batch"].self_cpu_time_total')),
         ("counts the wait by the DataLoader row: the copies to the device are left out",
