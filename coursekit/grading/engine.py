@@ -22,14 +22,16 @@ A tiny backward of the check's own at the start marks the driving thread and pro
 end, that the profiler session is still the one started here (student code that stops or
 replaces it loses the marker, and the check is charged: failing closed).
 
-The functions here are called by the monitor with references it took from torch when it was
-installed, before any student code ran (:func:`capture`); nothing is looked up later.
+The functions here run inside the monitor. They call only C functions the monitor took from
+torch when it was installed, before any student code ran (:func:`capture`), so nothing the
+student replaces later runs inside the monitor; with a torch function or dispatch mode
+pushed (Python code torch would call back), the watch does not start, and says so.
 """
 from __future__ import annotations
 
 import os
 
-CANARY = "CoursekitEngineCanaryBackward"
+CANARY = "SpecialErfcxBackward0"   # a node no check makes: the canary's own
 _MAX_EVENTS = 200_000
 
 
@@ -44,15 +46,6 @@ def capture():
         from torch._C import _autograd as autograd
         from torch._C import _profiler as profiler
 
-        class CoursekitEngineCanary(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x.clone()
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad
-
         event = autograd._KinetoEvent
         refs = {
             "prepare": autograd._prepare_profiler, "enable": autograd._enable_profiler,
@@ -65,10 +58,11 @@ def capture():
             "events": autograd._ProfilerResult.events,
             "name": event.name, "start_ns": event.start_ns, "duration_ns": event.duration_ns,
             "thread": event.start_thread_id, "seq": event.sequence_nr,
-            "canary": CoursekitEngineCanary.apply, "ones": torch.ones,
-            "grad": torch.autograd.grad,
+            "canary": torch._C._special.special_erfcx, "ones": torch.ones,
+            "run_backward": torch.autograd.Variable._execution_engine.run_backward,
+            "modes": (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack),
             "dup": os.dup, "dup2": os.dup2, "open": os.open, "close": os.close,
-            "devnull": os.devnull,
+            "devnull": os.devnull, "write_only": os.O_WRONLY,
         }
     except (ImportError, AttributeError):
         return None
@@ -79,7 +73,7 @@ def _quiet(refs, call):
     """``call()`` with fd 2 pointed at /dev/null: Kineto prints a line to stderr whenever a
     session starts or stops, which a grading kernel would pass on as the cell's output."""
     saved = refs["dup"](2)
-    null = refs["open"](refs["devnull"], os.O_WRONLY)
+    null = refs["open"](refs["devnull"], refs["write_only"])
     try:
         refs["dup2"](null, 2)
         return call()
@@ -92,7 +86,7 @@ def _quiet(refs, call):
 def start(refs) -> bool:
     """Start a session for the engine's nodes only, then run the canary (see module docstring).
     False when a session could not be started (another profiler is running)."""
-    if refs["enabled"]():
+    if refs["enabled"]() or refs["modes"][0]() or refs["modes"][1]():
         return False
 
     def begin():
@@ -101,10 +95,11 @@ def start(refs) -> bool:
 
     try:
         _quiet(refs, begin)
-        # Only the canary's node runs: grad() captures the leaf's gradient, and the output's
-        # gradient is given.
+        # Only the canary's node runs: the leaf's gradient is captured (as torch.autograd.grad
+        # does), and the output's gradient is given.
         leaf = refs["ones"](1, requires_grad=True)
-        refs["grad"]((refs["canary"](leaf),), (leaf,), (refs["ones"](1),))
+        refs["run_backward"]((refs["canary"](leaf),), (refs["ones"](1),), False, False, (leaf,),
+                             False, False)
     except Exception:  # noqa: BLE001 — no watch: the caller fails closed
         return False
     return True

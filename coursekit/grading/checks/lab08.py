@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..monitor import ENGINE_TARGET
 from ..program import Case, check
 
 HOST_DEVICES_FLAG = "--xla_force_host_platform_device_count=2"
@@ -212,7 +213,8 @@ def _jitted(impl, *args):
     return jax.jit(impl)(*args)
 
 
-@check("lab08.per_example_grads", reference=_reference_per_example_grads, forbid=("torch",))
+@check("lab08.per_example_grads", reference=_reference_per_example_grads,
+       forbid=("torch", ENGINE_TARGET))
 def per_example_grads_program(impl: Any, rng):
     """per_example_grads: one gradient per example, against torch.func in float64."""
     # Eager once; then under jax.jit, which also proves the answer traceable (and compiles one
