@@ -276,16 +276,17 @@ def grading_identity(registry: dict, handed, modules) -> tuple[dict, dict]:
 
 
 def _defined_in(module) -> list:
-    """The functions a module defines at its top level, and the methods of its classes."""
+    """The functions a module defines at its top level (also behind a wrapper such as
+    ``functools.lru_cache``), and the methods of its classes."""
     namespace = vars(module)
     found = []
     for value in list(namespace.values()):
-        if type(value) is _FUNCTION:
-            found.append(value)
-        elif isinstance(value, type) and value.__module__ == module.__name__:
-            found += [f for f in _functions_of(_effective_methods(value))
-                      if type(f) is _FUNCTION]
-    return [f for f in found if _GLOBALS_OF(f) is namespace]
+        if isinstance(value, type) and value.__module__ != module.__name__:
+            continue   # an imported class: its code is not this module's
+        if type(value) is type(module):
+            continue
+        found += _functions_of(value, depth=50)
+    return [f for f in found if type(f) is _FUNCTION and _GLOBALS_OF(f) is namespace]
 
 
 # ----------------------------------------------------------------------- what an answer is
@@ -387,6 +388,9 @@ class _State:
 
     __slots__ = (
         "answer_grading",
+        "c_infos",
+        "c_keep",
+        "c_seen",
         "engine",
         "engine_refs",
         "fifo",
@@ -430,7 +434,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.library = _library_prefixes()
     s.grading = _grading_prefixes()
     s.student, s.infos, s.modules, s.student_globals, s.walked = {}, {}, {}, set(), {}
-    s.module_bodies = {}
+    s.module_bodies, s.c_infos, s.c_keep, s.c_seen = {}, {}, [], {}
     modules = [m for m in list(sys.modules.values())
                if type(getattr(m, "__file__", None)) is str and _STARTS(m.__file__, s.grading)]
     s.open, s.references = grading_identity(program._REGISTRY, program.handed_objects(),
@@ -451,7 +455,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     on_return = seal(_on_return, s=s)
     s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
                                on_c_call=on_c_call, on_return=on_return, returns=s.walked,
-                               special_c=(_FORK_EXEC, _START_THREAD))
+                               c_seen=s.c_seen)
     hook = seal(_hook, s=s, handlers={event: seal(handler)
                                       for event, handler in _HANDLERS.items()})
     # The monitor's own functions: reading or changing them, or their frames, is refused.
@@ -488,7 +492,15 @@ def _seal(function, *, private: dict, **state):
     twin = copy[function.__name__]
     if not state:
         return twin
-    bound = _FUNCTION(_CODE_OF(twin), copy, twin.__name__, twin.__defaults__)
+    # State goes where the function takes it: keyword-only defaults, or positional defaults
+    # (cheaper to call: the profile function's and the audit hook's).
+    code = _CODE_OF(twin)
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = twin.__defaults__ or ()
+    named = positional[len(positional) - len(defaults):]
+    defaults = tuple(state.pop(name) if name in state else value
+                     for name, value in zip(named, defaults))
+    bound = _FUNCTION(code, copy, twin.__name__, defaults)
     bound.__kwdefaults__ = {**(twin.__kwdefaults__ or {}), **state}
     return bound
 
@@ -531,12 +543,19 @@ def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
 
 # ----------------------------------------------------------------------- the profile function
 
-def _profile(frame, event, arg, *, modules, on_call, on_c_call, on_return, returns,
-             special_c, _id=id):
+def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
+             returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
+             _id=id):
     """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
-    one dictionary lookup; everything else is a sealed handler."""
+    one or two dictionary lookups; everything else is a sealed handler. (Its state is in
+    positional defaults: keyword-only ones cost a lookup each, at every call.)"""
+    if event == "c_return":
+        return
     if event == "c_call":
-        if arg is special_c[0] or arg is special_c[1]:
+        seen = c_seen.get(_id(arg))   # a C function known to be no target, nor special
+        if seen is arg:
+            return
+        if arg is fork_exec or arg is start_thread:
             return on_c_call(frame, arg)
         globals_ = frame.f_globals
         known = modules.get(_id(globals_))
@@ -549,7 +568,7 @@ def _profile(frame, event, arg, *, modules, on_call, on_c_call, on_return, retur
         if known is not None and known[0] is globals_ and not known[1] & 1:
             return
         return on_call(frame)
-    if event == "return" and returns:
+    if event == "return" and _id(frame) in returns:
         return on_return(frame)
 
 
@@ -611,9 +630,9 @@ def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt):
         elif kind is GRADING:
             where = _nearest_author(frame.f_back, s)
             if where:
-                s.report(GRADING_TARGET + " from " + where)
+                s.report(GRADING_TARGET + " from " + where + " (" + _named(info[0]) + ")")
         elif kind is REFERENCE:
-            s.report(GRADING_TARGET + " from (any caller)")
+            s.report(GRADING_TARGET + " from (any caller) (" + _named(info[0]) + ")")
     except _base as error:
         _pass_interrupt(error)
 
@@ -633,25 +652,52 @@ def _on_c_call(frame, arg, *, s, _base=BaseException, _FORK=_FORK_EXEC,
                 s.write("tamper", "started a program the monitor cannot follow "
                                   "(multiprocessing spawn or forkserver)")
             return
-        info = _code_info(frame.f_code, s=s)
-        known = s.modules.get(_id(frame.f_globals))
-        if known is None or known[0] is not frame.f_globals:
-            _module_kind(frame, info, s=s)
         if arg is _start:
-            _thread_started(frame, info, s)
+            _thread_started(frame, _code_info(frame.f_code, s=s), s)
             return
-        if info[1] is not STUDENT:
-            return
+        globals_ = frame.f_globals
+        known = s.modules.get(_id(globals_))
+        if known is None or known[0] is not globals_:
+            info = _code_info(frame.f_code, s=s)
+            _module_kind(frame, info, s=s)
+            if info[1] is not STUDENT:
+                return
         # A C function counts when student code calls it itself; one that a library calls
         # is reached through the library's Python code, which the call rule watches.
-        if arg.__name__ in s.matcher["c_names"] or s.matcher["c_modules"]:
-            patterns = match_builtin(arg, s.matcher)
-            if patterns:
-                where = _student_above(frame, s)
-                for pattern in patterns:
-                    s.report(pattern + " from " + where)
+        patterns = _builtin_patterns(arg, s)
+        if patterns and _code_info(frame.f_code, s=s)[1] is STUDENT:
+            where = _student_above(frame, s)
+            for pattern in patterns:
+                s.report(pattern + " from " + where)
     except _base as error:
         _pass_interrupt(error)
+
+
+def _builtin_patterns(function, s, _id=id, _type=type, _module=types.ModuleType):
+    """:func:`match_builtin`, kept per function (per module and name for a module's
+    functions, per class and name for bound methods, which are made anew at every lookup)."""
+    name = function.__name__
+    owner = getattr(function, "__self__", None)
+    if name not in s.matcher["c_names"] and not s.matcher["c_modules"]:
+        if _type(owner) is _module or owner is None:
+            s.c_seen[_id(function)] = function
+        return ()
+    key = (_id(owner) if _type(owner) is _module or owner is None else _id(_type(owner)), name)
+    known = s.c_infos.get(key)
+    if known is not None:
+        return known
+    found = match_builtin(function, s.matcher)
+    if len(s.c_infos) > 50_000:
+        s.c_infos.clear()
+        s.c_seen.clear()
+    if _type(owner) is _module or owner is None:
+        s.c_keep.append(owner)   # the key's id stays this object's
+        if not found:            # a module's function is one object: the fast path knows it
+            s.c_seen[_id(function)] = function
+    else:
+        s.c_keep.append(_type(owner))
+    s.c_infos[key] = found
+    return found
 
 
 def _on_return(frame, *, s, _id=id, _base=BaseException):
@@ -669,6 +715,12 @@ def _pass_interrupt(error, _type=type, _interrupt=KeyboardInterrupt, _main=_INTE
     soon as the monitor returns (never from here: see NOTE [Sealed state])."""
     if _type(error) is _interrupt:
         _main()
+
+
+def _named(code, _str=str) -> str:
+    """Grading code as a TA reads it: its module file and qualified name."""
+    return (_str.__str__(code.co_filename).rsplit("/", 2)[-1] + ":"
+            + _str.__str__(code.co_qualname))
 
 
 def _thread_started(frame, info, s):
@@ -842,7 +894,7 @@ def _is_alive(thread) -> bool:
 
 # ----------------------------------------------------------------------- the audit hook
 
-def _hook(event, args, *, s, handlers, _getframe=_GETFRAME, _getprofile=_GETPROFILE,
+def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE,
           _setprofile=_SETPROFILE):
     """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
     if event == "object.__getattr__":

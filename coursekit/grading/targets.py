@@ -122,7 +122,8 @@ def target(pattern: str) -> dict | None:
     spec: dict = {"pattern": pattern}
     if inspect.ismodule(obj):
         spec["files"] = _files_of(obj)
-        spec["c_modules"] = [pattern]
+        if any(inspect.isbuiltin(v) or inspect.ismethoddescriptor(v) for v in vars(obj).values()):
+            spec["c_modules"] = [pattern]   # a module with C functions of its own
     elif inspect.isbuiltin(obj):
         spec["c_names"] = [obj.__name__]
         spec["c_owners"] = [getattr(obj, "__module__", None) or pattern.rsplit(".", 1)[0]]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..monitor import ENGINE_TARGET
-from ..program import Case, check
+from ..program import Case, check, handed
 
 HOST_DEVICES_FLAG = "--xla_force_host_platform_device_count=2"
 if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os.environ.get(
@@ -378,6 +378,7 @@ def predict_jit_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeAccelerator:
     """A pretend accelerator with its own clock, and a ``jit`` for it.
 
@@ -410,6 +411,7 @@ class _FakeAccelerator:
         return compiled
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeResult:
     """What a compiled call returns: ready once the pretend device has worked until ``ready``."""
 
