@@ -831,8 +831,8 @@ def _on_drive(frame, s):
         s.engine = None
         watch["stop"](refs)
     problems = [] if watch["start"](refs) else ["could not be watched (a profiler was running)"]
-    problems += ["a thread your code started was running" for owner in s.student_threads.values()
-                 if _is_alive(owner)][:1]
+    problems += ["a thread running your code was running" for owner in s.student_threads.values()
+                 if _is_alive(owner) and _runs_student_code(owner, s)][:1]
     s.engine = {"frame": frame, "windows": [], "problems": problems}
     _remember_return(frame, _end_drive, s)
 
@@ -883,6 +883,15 @@ def _request_check(request, _type=type, _str=str, _scan=_json.scanstring) -> str
         return _scan(request, at + 10)[0]
     except ValueError:
         return ""
+
+
+def _runs_student_code(thread, s) -> bool:
+    """Whether a thread runs student code of its own: its target, or its class's ``run``."""
+    target = _instance_dict(thread).get("_target")
+    run = _DICT_OF_TYPE(type(thread)).get("run") if type(thread) is not threading.Thread \
+        else None
+    return any(type(f) is _FUNCTION and _code_info(_CODE_OF(f), s=s)[1] is STUDENT
+               for f in (target, run))
 
 
 def _is_alive(thread) -> bool:
