@@ -72,23 +72,27 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
         return found
 
     def student_above(frame) -> bool:
-        """Student code on the stack from ``frame`` up to the check's run of the answer
-        (a call made by whoever runs the check does not count)."""
+        """Student code on the stack from ``frame`` up to the check's run of the answer,
+        inside that run (a call made by whoever runs the check does not count)."""
+        student = False
         while frame is not None:
             code = frame.f_code
             if code is stop:
-                return False
-            if kind(code) == monitor.STUDENT:
-                return True
+                return student
+            student = student or kind(code) == monitor.STUDENT
             frame = frame.f_back
         return False
 
     def student_calls(frame) -> bool:
-        """The nearest code above ``frame`` that is not the library's is the student's."""
-        while frame is not None and frame.f_code is not stop:
-            found = kind(frame.f_code)
-            if found != monitor.LIBRARY:
-                return found == monitor.STUDENT
+        """The nearest code above ``frame`` that is not the library's is the student's, and
+        the call happens inside the check's run of the answer."""
+        nearest = None
+        while frame is not None:
+            code = frame.f_code
+            if code is stop:
+                return nearest == monitor.STUDENT
+            if nearest is None and kind(code) != monitor.LIBRARY:
+                nearest = kind(code)
             frame = frame.f_back
         return False
 
@@ -122,8 +126,9 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
                     window = [time.time_ns(), 0, refs["sequence_nr"]()]
                     windows.append(window)
                     open_windows[id(frame)] = window
-            elif found == monitor.REFERENCE or (found == monitor.GRADING
-                                                and student_calls(frame.f_back)):
+            elif code is not stop and (
+                    (found == monitor.REFERENCE and student_above(frame.f_back))
+                    or (found == monitor.GRADING and student_calls(frame.f_back))):
                 note(monitor.GRADING_TARGET)
         elif event == "return" and open_windows:
             window = open_windows.pop(id(frame), None)
