@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import os
 
+from .capabilities import BY_FILE
 from .monitor import ENGINE_TARGET
 from .program import get_check
 
@@ -111,6 +112,14 @@ def target(pattern: str) -> dict | None:
     """What the monitor matches for one forbid pattern (see the module docstring)."""
     if pattern == ENGINE_TARGET:
         return _engine()
+    if pattern in BY_FILE:
+        package, relative, qual, name = BY_FILE[pattern]
+        folder = _package_folder(package)
+        if folder is None:
+            return None
+        path = os.path.join(folder, relative)
+        return {"pattern": pattern, "files": sorted({path, os.path.realpath(path)}),
+                "qual": qual, "name": name}
     if pattern.startswith("."):
         name = pattern[1:]
         files = [f for package in ("torch", "coursekit") for f in _files_defining(name, package)]

@@ -477,3 +477,64 @@ def test_the_engine_in_a_library_thread_started_before_the_check_is_charged(tmp_
     found = run(tmp_path, "STUDENTS_OWN = False\n" + EARLIER_THREAD, [E4])
     charged = found.charged("served by a library's thread started earlier")
     assert ENGINE in charged, found.reports
+
+
+OTHER_FRAMEWORK = '''
+import jax, jax.numpy as jnp
+import numpy as np
+from coursekit.grading import grade
+
+
+def two_layer_grads(x, y, w1, w2):
+    # A NumPy exercise's gradients "by hand", from JAX: autodiff all the same.
+    def loss(a, b):
+        return jnp.sum((jnp.maximum(x @ a, 0) @ b - y) ** 2)
+    value, (g1, g2) = jax.value_and_grad(loss, argnums=(0, 1))(w1, w2)
+    return float(value), np.asarray(g1), np.asarray(g2)
+
+
+grade("lab01.two_layer_grads", two_layer_grads)
+drive("lab01.two_layer_grads", "jax")
+'''
+
+
+def test_another_frameworks_autodiff_is_autodiff_too(tmp_path):
+    """lab01's NumPy exercises forbid every way to gradients, JAX's and TensorFlow's too
+    (resolved by file: the grader imports neither to know where they live)."""
+    pytest.importorskip("jax")
+    found = run(tmp_path, OTHER_FRAMEWORK, ["lab01.two_layer_grads"])
+    assert "jax.value_and_grad" in found.charged("jax"), found.reports
+
+
+C_WRAPPER = '''
+import functools
+import torch
+from coursekit.grading import grade
+
+
+class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = functools.partial(torch.sigmoid)(x)     # C calls C: no Python event at all
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+
+
+grade("lab03.sigmoid", Sigmoid)
+drive("lab03.sigmoid", "partial(torch.sigmoid)")
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: a forbidden C function other than torch's engine (lab03's torch.sigmoid) is seen "
+    "only when student code calls it itself (a profile function's c_call event); a C "
+    "callable that calls it (functools.partial(torch.sigmoid)(x), operator.methodcaller) "
+    "makes no Python event, and only the autograd engine is watched from C++"))
+def test_a_forbidden_c_function_behind_a_c_wrapper_is_charged(tmp_path):
+    found = run(tmp_path, C_WRAPPER, ["lab03.sigmoid"])
+    assert "torch.sigmoid" in found.charged("partial(torch.sigmoid)"), found.reports
