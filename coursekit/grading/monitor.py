@@ -906,8 +906,10 @@ def _is_alive(thread) -> bool:
 def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE,
           _setprofile=_SETPROFILE):
     """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
-    if event == "object.__getattr__":
-        return _on_getattr(args, s)
+    if event == "object.__getattr__":   # the most frequent event: a frame's code read, say
+        if id(args[0]) in s.ours or args[1] == "tb_frame":
+            _on_getattr(args, s)
+        return
     if event == "sys._getframe" or event == "builtins.id":
         return
     try:
@@ -941,37 +943,27 @@ _PREFIXED = ("ctypes.", "os.exec", "os.spawn", "os.posix_spawn")
 _FRAME_READS = ("tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back")
 
 
-def _on_getattr(args, s, _type=type, _str=str, _getframe=_GETFRAME):
-    """Reads of the monitor's functions are refused; so are reads that would hand student
-    code a frame of the monitor (a traceback through the audit hook's refusal). The
-    monitor's own reads (of a frame's code, say) pass."""
+def _on_getattr(args, s, _getframe=_GETFRAME):
+    """Reads of the monitor's functions (their defaults hold its state) are refused; so are
+    reads that would hand student code a frame of the monitor (a traceback through the audit
+    hook's refusal), whose locals and globals are its state. The monitor's own reads pass.
+    (The monitor's other functions are reachable only through those: see NOTE [Sealed
+    state].)"""
     target = args[0]
     if id(target) in s.ours:
         s.write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
         raise RuntimeError("coursekit: the grading monitor cannot be changed")
-    name = args[1]
-    if name == "tb_frame" or (_type(target) is _FUNCTION and name in _FUNCTION_PARTS):
-        reader = _getframe(2)
-        if id(reader.f_code) in s.own_codes:
-            return
-        if name == "tb_frame":
-            if (id(_TB_FRAME(target).f_code) in s.own_codes
-                    and _student_above(reader, s)):
-                s.write("tamper", "read a frame of the grading monitor")
-                raise RuntimeError("coursekit: the grading monitor's frames cannot be read")
-        elif id(_CODE_OF(target)) in s.own_codes:
-            s.write("tamper", f"touched the grading monitor ({name})")
-            raise RuntimeError("coursekit: the grading monitor cannot be changed")
-
-
-_FUNCTION_PARTS = frozenset(("__globals__", "__defaults__", "__kwdefaults__", "__code__",
-                             "__builtins__"))
+    reader = _getframe(2)
+    if id(reader.f_code) in s.own_codes:
+        return
+    if id(_TB_FRAME(target).f_code) in s.own_codes and _student_above(reader, s):
+        s.write("tamper", "read a frame of the grading monitor")
+        raise RuntimeError("coursekit: the grading monitor's frames cannot be read")
 
 
 def _on_setattr(event, args, caller, from_student, s):
     target = args[0]
-    if id(target) in s.ours or (type(target) is _FUNCTION
-                                and id(_CODE_OF(target)) in s.own_codes):
+    if id(target) in s.ours:
         s.write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
         raise RuntimeError("coursekit: the grading monitor cannot be changed")
     if type(target) is _FUNCTION and args[1] == "__code__":
