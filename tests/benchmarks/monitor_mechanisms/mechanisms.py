@@ -1,9 +1,8 @@
-"""See tests/benchmarks/bench_monitor_mechanisms.py."""
 """The monitor's mechanisms on Python 3.11 and 3.12, same workload: student code (a code object
 of its own) driving a pure-Python library. Modes: none; a no-op profile function; a profile
 function with the monitor's fast paths (a dict lookup by module); sys.monitoring (3.12 only)
 with events on the student's code objects only (CALL: what it calls) and PY_START on one
-target code object (the library's backward)."""
+target code object (the library's backward). See ../bench_monitor_mechanisms.py."""
 import sys, time, os
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "site-packages"))
 import minigrad
