@@ -190,9 +190,13 @@ class _Reconnect:
                 pass
             monitor.close(linger=0)
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Stop watching, and wait until each monitor socket is detached and closed: libzmq
+        aborts the whole process when a monitored socket or its context is closed while the
+        monitor is still attached (the kernel client's sockets are closed right after)."""
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 def _size(data) -> int:
@@ -291,7 +295,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                 break
     finally:
         if reconnect is not None:
-            reconnect.close()
+            await reconnect.close()
         await _shutdown(client, km)
         execution.seconds = time.monotonic() - started
         for index, run in execution.cells.items():
