@@ -109,7 +109,7 @@ def recorded():
     from torch.utils.data import DataLoader
 
     # The samples sleep longer on a busy machine, where each step computes longer too.
-    single = DataLoader(_SlowSamples(delay=5e-3 * slowdown()), batch_size=4, shuffle=True)
+    single = DataLoader(_SlowSamples(delay=2e-2 * slowdown()), batch_size=4, shuffle=True)
     workers = lab09._reference_faster_loader()(single, torch.device("cpu"), num_workers=2)
     return {"single": _record(single), "workers": _record(workers)}
 
@@ -127,7 +127,8 @@ def test_the_reading_rule_finds_an_operator_and_the_stall_in_a_real_recording(re
     read_profile = get_check("lab09.read_profile").reference_impl()
     found = read_profile(recorded["single"])
     assert found["costliest op"].startswith("aten::")
-    # Each batch sleeps 20 ms; a step of this MLP computes for about 1 ms (on an idle machine).
+    # Each batch sleeps 80 ms; a step of this MLP computes for about 1 ms (on an idle machine):
+    # the margin holds when a busy machine or the profiler's first step stretches one step.
     assert found["waiting share"] > 0.5
 
 

@@ -924,6 +924,7 @@ def _reference_faster_loader():
     return faster_loader
 
 
+@handed  # inside the loader the check's program hands to the student's code
 class _Samples:
     """A map-style dataset of (features, label) pairs from drawn arrays. A plain class at module
     level: workers started by spawn or forkserver import it by name."""
@@ -940,6 +941,7 @@ class _Samples:
         return torch.from_numpy(self.x[index]), int(self.y[index])
 
 
+@handed  # inside the loader the check's program hands to the student's code
 def _collate_as_dict(samples):
     """A collate_fn of the dataset's own: a dict of stacked features and labels."""
     import torch
