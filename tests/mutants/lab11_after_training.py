@@ -501,12 +501,31 @@ def jax_two_layer(x, y, w1, w2):
 ]
 
 ALTERNATIVES["frameworks"].append(
-    ("torch: the loss handed back still attached to its graph (never detached)",
+    ("torch: the loss handed back still attached to its graph (never detached); tf.Variable,"
+     " jax.value_and_grad over a tuple",
      _frameworks(torch_='''
 def torch_two_layer(x, y, w1, w2):
-    x, y = torch.from_numpy(x), torch.from_numpy(y)
-    w1, w2 = torch.tensor(w1, requires_grad=True), torch.tensor(w2, requires_grad=True)
-    loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
-    loss.backward()
-    return loss, w1.grad, w2.grad
+    inputs, targets = torch.as_tensor(x), torch.as_tensor(y)
+    first = torch.nn.Parameter(torch.as_tensor(w1).clone())
+    second = torch.nn.Parameter(torch.as_tensor(w2).clone())
+    error = torch.relu(inputs @ first) @ second - targets
+    total = torch.sum(error * error)
+    total.backward()
+    return total, first.grad, second.grad
+''', tensorflow='''
+def tensorflow_two_layer(x, y, w1, w2):
+    first, second = tf.Variable(w1), tf.Variable(w2)
+    with tf.GradientTape() as tape:
+        hidden = tf.nn.relu(x @ first)
+        total = tf.reduce_sum((hidden @ second - y) ** 2)
+    grad_first, grad_second = tape.gradient(total, [first, second])
+    return total, grad_first, grad_second
+''', jax='''
+def jax_two_layer(x, y, w1, w2):
+    def total(params):
+        first, second = params
+        error = jnp.maximum(x @ first, 0) @ second - y
+        return jnp.sum(error * error)
+    value, (grad_first, grad_second) = jax.value_and_grad(total)((w1, w2))
+    return value, grad_first, grad_second
 ''')))
