@@ -27,9 +27,12 @@ demo: $(STAMP)
 
 # One BLAS/torch thread per test worker: two workers on two cores must not oversubscribe.
 # TESTS=path... runs only those (all of tests/ and solutions/ by default).
+# A test worker that dies (a C library's abort) ends the run at once, said as a failure:
+# with a replacement worker, xdist's file-by-file scheduler was seen to wait forever.
 test: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
-	  $(BIN)/python -m pytest -n 2 --dist loadfile --timeout 900 --durations=25 $(TESTS)
+	  $(BIN)/python -m pytest -n 2 --dist loadfile --max-worker-restart 0 --timeout 900 \
+	  --durations=25 $(TESTS)
 
 # `make test` on a busy machine, as beside other gradings and a browser: two busy processes
 # per core run beside it. Each stops as soon as this recipe's shell is gone, however it ended

@@ -41,6 +41,7 @@ MAX_TRACEBACK_LINES = 100
 # many messages may wait in one socket's queue (see NOTE [capped before decoded]).
 MAX_MESSAGE_BYTES = 64 * 2**20      # above MAX_PAYLOAD_CHARS's worth of JSON
 MAX_QUEUED_MESSAGES = 64
+RECONNECT_PAUSE_S = 0.2   # after a disconnection, time for a dead kernel's end to be seen
 
 # NOTE [capped before decoded]: the caps above apply to messages jupyter_client has already
 # received and decoded, so one 1 GB display would cost the grader gigabytes before it was
@@ -167,8 +168,9 @@ class _Reconnect:
     """Connect again each of a kernel client's sockets that libzmq disconnected for an
     oversized message part (see NOTE [capped before decoded]), and count how often."""
 
-    def __init__(self, kc) -> None:
+    def __init__(self, kc, km) -> None:
         self.resets = 0
+        self._km = km
         self._tasks = [asyncio.ensure_future(self._watch(channel.socket, kc._make_url(name)))
                        for name, channel in (("iopub", kc.iopub_channel),
                                              ("shell", kc.shell_channel))]
@@ -178,6 +180,12 @@ class _Reconnect:
         try:
             while True:
                 await monitor.recv_multipart()
+                # A kernel that died disconnects too: its sockets are left alone (libzmq
+                # aborted the grader, now and then, when they were connected again while
+                # the kernel's end was being noticed).
+                await asyncio.sleep(RECONNECT_PAUSE_S)
+                if not await self._km.is_alive():
+                    return
                 self.resets += 1
                 socket.disconnect(url)
                 socket.connect(url)   # a SUB socket subscribes again by itself
@@ -254,7 +262,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
             await asyncio.wait_for(client.async_start_new_kernel(cwd=str(cwd), env=env),
                                    timeout=STARTUP_TIMEOUT_S)
             await client.async_start_new_kernel_client()
-            reconnect = _Reconnect(client.kc)
+            reconnect = _Reconnect(client.kc, km)
         except Exception as error:  # noqa: BLE001 — a kernel that cannot start is an outcome
             execution.stopped = f"the kernel did not start: {error}"
             for index in code_cells:
