@@ -85,6 +85,8 @@ STUDENT, LIBRARY, GRADING, OPEN, REFERENCE = "student", "library", "grading", "o
 QUIET, WATCHED, CELLS = 0, 1, 2
 # Code the monitor knows by identity and acts on when it is called.
 RUN_PROGRAM, DRIVE, ENGINE_ENTRY = "run_program", "drive", "engine_entry"
+HANDED, CHECK = "handed", "check"   # a checks module imported after install says what it is
+_CO_NEWLOCALS = 0x0002   # inspect.CO_NEWLOCALS: a function's code (a class body has none)
 
 # Audit events refused when student code makes them.
 _REFUSED_FROM_STUDENT = (
@@ -104,6 +106,7 @@ _GETFRAME, _GETPROFILE, _SETPROFILE = sys._getframe, sys.getprofile, sys.setprof
 _NOW, _NOW_NS, _INTERRUPT_MAIN = time.monotonic, time.time_ns, _thread.interrupt_main
 _START_THREAD, _LOCK, _LOCKED = _thread.start_new_thread, _thread.LockType, \
     _thread.LockType.locked
+_THREAD_ID = _thread.get_ident
 _THREADING_DICT = vars(threading)
 _BOOTSTRAP = threading.Thread._bootstrap.__code__
 _BOOTSTRAP_INNER = threading.Thread._bootstrap_inner.__code__
@@ -252,27 +255,52 @@ def grading_identity(registry: dict, handed, modules) -> tuple[dict, dict]:
     code: the public API, what checks hand it (``handed``) and the code nested in grading
     functions (a check program's closures, made while it runs, and the methods of classes it
     defines in them); references: the code of every registered check's reference, nested
-    code included."""
+    code included. (A checks module imported after install is learnt as it is imported:
+    :func:`_learn_module`, :func:`_on_handed`, :func:`_on_check`.)"""
     import importlib
     grade = importlib.import_module(__package__ + ".grade").grade   # the package shadows it
     oracle = importlib.import_module(__package__ + ".oracle")
     open_: dict = {}
     for function in (grade, oracle.drive):
         open_[id(_CODE_OF(function))] = _CODE_OF(function)
-    for function in _functions_of(list(handed)):
-        if type(function) is _FUNCTION:
-            for code in nested_codes(_CODE_OF(function)):
-                open_[id(code)] = code
+    for code in _handed_codes(handed):
+        open_[id(code)] = code
     for module in modules:
         for function in _defined_in(module):
             for code in nested_codes(_CODE_OF(function))[1:]:
                 open_[id(code)] = code
     references: dict = {}
     for check in list(registry.values()):
-        if type(check.reference) is _FUNCTION:
-            for code in nested_codes(_CODE_OF(check.reference)):
-                references[id(code)] = code
+        for code in _reference_codes(check.reference):
+            references[id(code)] = code
     return open_, references
+
+
+def _handed_codes(handed) -> list:
+    """The code of what checks hand to student code, nested code included."""
+    return [code for function in _functions_of(list(handed)) if type(function) is _FUNCTION
+            for code in nested_codes(_CODE_OF(function))]
+
+
+def _reference_codes(reference) -> list:
+    """The code of a check's reference, nested code included."""
+    return nested_codes(_CODE_OF(reference)) if type(reference) is _FUNCTION else []
+
+
+def _nested_in_functions(body, _type=type, _code=_CODE) -> list:
+    """The code nested in the functions a module body defines and in the methods of the
+    classes it defines: what :func:`grading_identity` opens of a module it is given, read
+    from the body's code alone (nothing of the module's has run yet)."""
+    found, bodies = [], [body]
+    while bodies:
+        for const in bodies.pop().co_consts:
+            if _type(const) is not _code:
+                continue
+            if const.co_flags & _CO_NEWLOCALS:
+                found += nested_codes(const)[1:]
+            else:
+                bodies.append(const)   # a class body: its methods are functions too
+    return found
 
 
 def _defined_in(module) -> list:
@@ -441,7 +469,8 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                                             modules)
     s.answer_grading = (s.grading, s.open, s.references)
     s.specials = {id(_CODE_OF(program.run_program)): RUN_PROGRAM,
-                  id(_CODE_OF(oracle.drive)): DRIVE}
+                  id(_CODE_OF(oracle.drive)): DRIVE, id(_CODE_OF(program.handed)): HANDED,
+                  id(_CODE_OF(program.check)): CHECK}
     s.engine_refs = engine.capture() if s.matcher["engine_checks"] else None
     if s.engine_refs is not None:
         entry = sys.modules["torch.autograd.graph"]._engine_run_backward
@@ -449,7 +478,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
-    s.info, s.last_open = [0], [""]
+    s.info, s.last_open = [0], {}
     on_call = seal(_on_call, s=s)
     on_c_call = seal(_on_c_call, s=s)
     on_return = seal(_on_return, s=s)
@@ -867,8 +896,36 @@ def _remember_return(frame, action, s):
     s.walked[id(frame)] = (frame, where, action)
 
 
+def _on_handed(frame, s):
+    """``program.handed(obj)`` at the top level of a checks module imported after install:
+    ``obj`` is open to student code, as what was handed before install is."""
+    if _importing(frame.f_back, s):
+        _learn(_handed_codes([frame.f_locals.get("obj")]), s.open, s)
+
+
+def _on_check(frame, s):
+    """``program.check(name, reference=...)`` at the top level of a checks module imported
+    after install: the reference is known as a reference, as those registered before are."""
+    if _importing(frame.f_back, s):
+        _learn(_reference_codes(frame.f_locals.get("reference")), s.references, s)
+
+
+def _importing(frame, s, _id=id) -> bool:
+    """Whether ``frame`` runs the body of a grading module being imported."""
+    if frame is None:
+        return False
+    code = frame.f_code
+    return s.module_bodies.get(_id(code)) is code and _STARTS(code.co_filename, s.grading)
+
+
+def _learn(codes, known: dict, s) -> None:
+    for code in codes:
+        known[id(code)] = code
+        s.infos.pop(id(code), None)
+
+
 _SPECIAL_CALLS = {RUN_PROGRAM: _on_run_program, DRIVE: _on_drive,
-                  ENGINE_ENTRY: _on_engine_entry}
+                  ENGINE_ENTRY: _on_engine_entry, HANDED: _on_handed, CHECK: _on_check}
 
 
 def _request_check(request, _type=type, _str=str, _scan=_json.scanstring) -> str:
@@ -995,7 +1052,12 @@ def _on_open(event, args, caller, from_student, s):
             path.startswith("/proc/") and path.endswith("/mem")):
         s.write("tamper", f"opened {path[:80]}")
         raise PermissionError(f"coursekit: {path} cannot be opened while grading")
-    s.last_open[0] = path
+    # Per thread: the import system opens a .pyc and unmarshals it in the same thread, and
+    # another thread's open in between (a subprocess's pipes, opened by fd) is not what
+    # that thread loads.
+    if len(s.last_open) > 10_000:
+        s.last_open.clear()
+    s.last_open[_THREAD_ID()] = path
     if from_student:
         _info(s, "open", path[:200])
 
@@ -1029,8 +1091,18 @@ def _on_exec(event, args, caller, from_student, s):
         raise RuntimeError("coursekit: library code cannot be exec'd while grading")
     if library:
         s.module_bodies[id(code)] = code   # a library module being imported (see the walk)
+        if _STARTS(code.co_filename, s.grading):
+            _learn_module(code, s)
     else:
         _adopt(code, s)
+
+
+def _learn_module(body, s) -> None:
+    """A grading module imported after install (a checks module no preload imported): the
+    code nested in its functions is open to student code, as for the modules imported
+    before (:func:`grading_identity`); what it hands over and its references are learnt as
+    its top level says so (:func:`_on_handed`, :func:`_on_check`)."""
+    _learn(_nested_in_functions(body), s.open, s)
 
 
 def _on_function_new(event, args, caller, from_student, s):
@@ -1041,8 +1113,9 @@ def _on_function_new(event, args, caller, from_student, s):
 
 
 def _on_marshal(event, args, caller, from_student, s):
-    if from_student or not _STARTS(s.last_open[0], s.library):
-        s.write("tamper", f"loaded compiled code ({s.last_open[0][:80] or 'from bytes'})")
+    opened = s.last_open.get(_THREAD_ID(), "")
+    if from_student or not _STARTS(opened, s.library):
+        s.write("tamper", f"loaded compiled code ({opened[:80] or 'from bytes'})")
         raise RuntimeError("coursekit: compiled code from outside the Python installation "
                            "cannot be loaded while grading")
 

@@ -1,7 +1,9 @@
 """A grading kernel in miniature, for tests of the monitor's rules: the lab's checks preloaded
-and the monitor installed as :mod:`coursekit.grading.kernel` does, then "student" code run
-under a file name outside the installation, which drives checks as the grader's requests do
-(``drive(check)``: ``oracle.drive`` with a tape the harness made before the monitor).
+(or, ``preloaded=False``, imported when first driven, as in a kernel that had no release to
+preload from) and the monitor installed as :mod:`coursekit.grading.kernel` does, then
+"student" code run under a file name outside the installation, which drives checks as the
+grader's requests do (``drive(check)``: ``oracle.drive`` with a tape the harness made before
+the monitor).
 
 :func:`run` returns what the monitor reported, and per driven check what the grader would
 charge it (:func:`autograder.monitoring.delegations`' rule: a report inside the drive's
@@ -21,6 +23,7 @@ HARNESS = textwrap.dedent('''
     import json, linecache, os, sys, threading, time
     os.environ["COURSEKIT_MODE"] = "grade"
     fifo, student, checks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    preloaded = json.loads(sys.argv[4])
     lines = []
 
     def read():
@@ -33,7 +36,7 @@ HARNESS = textwrap.dedent('''
     from coursekit.grading.tape import dump
     from coursekit.grading.targets import targets
     from coursekit.grading.verdict import reference_run
-    kernel.preload("import numpy as np\\nimport torch\\n", checks)
+    kernel.preload("import numpy as np\\nimport torch\\n", checks if preloaded else [])
     requests = {}
     for check in checks:
         _, tape = reference_run(check, 1)
@@ -41,6 +44,10 @@ HARNESS = textwrap.dedent('''
                                       "from_end": 1, "tape": dump(tape)})
     windows = []
     specs = targets(checks)
+    if not preloaded:   # the tapes and targets needed the checks: forgotten, imported again
+        from coursekit.grading import program
+        for check in checks:
+            sys.modules.pop(program._REGISTRY.pop(check).program.__module__, None)
     monitor.install(fifo, specs)
 
     def drive(check, label=None, _requests=requests, _windows=windows, _now=time.monotonic):
@@ -91,13 +98,14 @@ class Run:
         return found
 
 
-def run(tmp_path: Path, student: str, checks: list[str]) -> Run:
+def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True) -> Run:
     fifo = tmp_path / "monitor"
     os.mkfifo(fifo)
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo),
-                           str(tmp_path / "student.py"), json.dumps(checks)],
+                           str(tmp_path / "student.py"), json.dumps(checks),
+                           json.dumps(preloaded)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "OMP_NUM_THREADS": "1"})
     output = done.stdout + done.stderr

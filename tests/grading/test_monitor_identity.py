@@ -110,6 +110,61 @@ def test_the_lectures_grad_mode_idioms_cost_nothing(tmp_path):
     assert found.kinds("tamper") == [] and found.kinds("engine") == [], found.reports
 
 
+# lab00's time_it, honest: it calls the fake device the check hands it, through closures of
+# the check's program. Then, outside any drive, grading code the check hands over, grading code
+# it does not, and a reference.
+TIME_IT = '''
+import statistics, time
+import torch
+from coursekit.grading import grade
+
+
+def time_it(fn, warmup=3, repeats=10, device=None, sync=None, clock=time.perf_counter):
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if sync is None:
+        def sync():
+            if torch.cuda.is_available():
+                torch.cuda.synchronize(device)
+    durations = []
+    for _ in range(warmup):
+        fn()
+    for _ in range(repeats):
+        sync()
+        start = clock()
+        fn()
+        sync()
+        durations.append(clock() - start)
+    return statistics.median(durations)
+
+
+grade("lab00.time_it", time_it)
+drive("lab00.time_it")
+
+import coursekit.grading.checks.lab00 as lab00
+lab00._FakeAsyncDevice([1.0]).work()
+lab00._run_fake(time_it, [1.0], 0, 1)
+lab00._reference_roofline()["gemm_flops"](1, 2, 3)
+'''
+
+
+@pytest.mark.parametrize("preloaded", [True, False],
+                         ids=["preloaded", "imported under the monitor"])
+def test_a_checks_module_imported_under_the_monitor_is_judged_as_a_preloaded_one(tmp_path,
+                                                                                  preloaded):
+    # A kernel that had no release to preload from (``coursekit validate`` on a notebook
+    # outside its course) imports a check's module when the grader first drives the check.
+    found = run(tmp_path, TIME_IT, ["lab00.time_it"], preloaded=preloaded)
+    assert "RAISED" not in found.output, found.output[-3000:]
+    assert found.charged("lab00.time_it") == set(), found.reports
+    assert found.kinds("tamper") == [], found.reports
+    assert sorted(w for w in found.kinds("call") if w.startswith("coursekit.grading")) == [
+        "coursekit.grading from (any caller) (lab00.py:_reference_roofline)",
+        "coursekit.grading from (any caller) (lab00.py:_reference_roofline.<locals>.gemm_flops)",
+        "coursekit.grading from /home/student/cell.py (lab00.py:_run_fake)",
+    ], found.reports
+
+
 LAUNDERED = E4_ANSWER + '''
 import functools
 import torch
