@@ -52,8 +52,14 @@ def test_solution_gets_full_marks_and_stub_gets_zero(lab_id, answer):
     solved = h.score(answer, h.solution(answer))
     assert solved.score == pytest.approx(solved.max_score), [
         (c.name, c.message) for c in solved.checks if not c.passed]
+    # The untouched stub: every check reads "not implemented yet" in one line, with no hint,
+    # and no case passes (lab02.node_ops used to pass its 10 forward-value cases).
     stubbed = h.score(answer, h.stub(answer))
     assert stubbed.score == 0.0, [(c.name, c.score) for c in stubbed.checks]
+    for check in stubbed.checks:
+        assert check.cases_passed == 0, (check.name, check.message)
+        assert "not implemented yet" in check.message, (check.name, check.message)
+        assert "hint" not in check.message, (check.name, check.message)
 
 
 @pytest.mark.parametrize("lab_id, answer", ANSWERS, ids=[f"{a[0]}-{a[1]}" for a in ANSWERS])
