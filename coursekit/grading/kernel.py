@@ -41,7 +41,10 @@ def preload(source: str, checks: list[str] = ()) -> None:
         warmed = set()
         for name in checks:
             try:
-                module = sys.modules[get_check(name).program.__module__]
+                check = get_check(name)
+                if monitor.ENGINE_TARGET in check.forbid:
+                    import torch  # noqa: F401 — the monitor watches its engine from install on
+                module = sys.modules[check.program.__module__]
                 if module not in warmed:
                     warmed.add(module)
                     getattr(module, "warm_up", lambda: None)()

@@ -1,491 +1,354 @@
 """The grading monitor: what really runs in a grading kernel, reported to the grader.
 
 Installed by :mod:`coursekit.grading.kernel` before ipykernel starts, so before any student
-code. Two parts, both out of the student's reach once installed:
+code. It reports facts, one JSON line each with a CLOCK_MONOTONIC timestamp, into a pipe the
+grader opened; the grader charges a report to the check it was driving at that moment (if that
+check forbids it) or lists it for a TA. Nothing here decides a grade.
 
-* a PEP 578 **audit hook** (``sys.addaudithook``). Python has no way to remove one. It refuses
-  the escape hatches that could defeat the rest (ctypes from student code, walking the
-  interpreter's objects with ``gc``, replacing the profile function, reading or changing this
-  module's functions, code objects that pretend to live in the Python installation, compiled
-  files from outside it, unpickling grader code, new programs) and records dynamic code,
-  imports, unpickling and opened files for the TA;
-* a **profile function** (``sys.setprofile``, and ``threading.setprofile`` for every thread
-  started later) that sees each call into the lab's forbidden targets (``forbid=`` of its
-  checks, plus the grading code itself) and reports it when student code is on the stack above
-  it. Calls made by the check program on its own (between the grader's request and the
-  student's code) are not reported.
+NOTE [Who wrote a code object]
+Student code is known by identity: the code objects that ``exec``/``eval`` (the student's
+cells, ``%run``, imported files of the student's own), ``types.FunctionType`` and
+``__code__`` assignment bring to life, with the code nested in them, are recorded when the
+audit hook sees them (``exec``, ``function.__new__``, ``object.__setattr__``). The import
+system's own loading of an installation file is the one exception; the audit hook refuses
+any other code that claims an installation file's name (``compile``, ``code.__new__``,
+``marshal``). Any code object that runs and is neither also counts as the student's (dynamo's
+rewritten bytecode, say): failing closed. Nothing is trusted for where it lives or what it is
+called: the checks' own folder is grading code, which student code may call only through
+the public API (``grade``), through what a check hands it (:func:`.program.handed`, and the
+closures a check program makes while it runs), and never a reference.
 
-Reports go, one JSON line each with a CLOCK_MONOTONIC timestamp, into a pipe the grader opened
-before the kernel started. The grader knows when it drove which check, so it charges a call into
-``torch.autograd`` to the check that was running at that moment, and ignores the same call made
-by an exercise that may use it. Nothing here decides a grade; it only tells the grader what ran.
+Three rules judge what runs (see :func:`_on_call`):
 
-What state the monitor keeps lives in default arguments of its functions, which Python only
-lets code read or change through audited attribute access, and that is refused. A monitor in
-the same process cannot survive everything (see the threat model in the README): this one is
-built so that each way around it is refused, reported, or kills the kernel (a replaced pipe).
+* a **forbidden target** (a check's ``forbid=``: :mod:`.targets`) called with student code
+  anywhere on the stack above it, up to the grader's request (``oracle.drive``), is reported.
+  A thread that student code started counts as student code at its root. Torch's grad-mode
+  context managers are never targets: they are the lecture's idiom;
+* **grading code** called from student code (the nearest non-library frame above it) is
+  reported as ``coursekit.grading``, unless it is open to student code (above); a reference
+  is reported whoever runs it (references never run in a grading kernel);
+* **torch's autograd engine**, for checks that forbid it, is watched from C++ while the check
+  is driven (:mod:`.engine`): nodes the check's own program did not ask for are reported.
+
+What the registered answer *is* counts too: the reference, an alias of a forbidden class,
+grading code behind a wrapper (:func:`answer_patterns`).
+
+NOTE [Cost]
+The profile function runs for every call of every thread, so it decides almost everything
+from one dictionary lookup: the module a frame runs in (its globals) is QUIET (no target, no
+grading code, no student code: return), WATCHED (holds targets or grading code: look at the
+code object) or STUDENT (student code runs there: look at its C calls). Reading a frame's
+code is an audited event in Python 3.11, so it is read only on those slower paths, and what
+was learnt about a code object is kept by identity.
+
+NOTE [Sealed state]
+The monitor's state lives in default arguments of its functions and in a ``_State`` object
+reached only through them; Python lets code read those only through audited accesses, which
+are refused for the monitor's functions, and a traceback frame of the monitor is never handed
+to student code (``tb_frame`` reads with student code on the stack). Everything the installed
+functions call is captured at install (C functions, or this module's helpers bound to a
+private copy of its globals and builtins), so code the student replaces later never runs
+inside the monitor. A monitor in the same process cannot survive everything (see the threat
+model in the README): each way around it is refused, reported, or kills the kernel (a
+replaced pipe).
 """
 from __future__ import annotations
 
+import _json
+import _thread
 import dis
 import functools
-import json
 import os
 import sys
 import threading
 import time
+import types
 
 FIFO_ENV = "COURSEKIT_MONITOR_FIFO"
 TARGETS_ENV = "COURSEKIT_MONITOR_TARGETS"
-LIBRARY_ENV = "COURSEKIT_MONITOR_LIBRARY"  # more folders of trusted code: a course's checks
-GRADING_TARGET = "coursekit.grading"   # always forbidden to student code while a check runs
+LIBRARY_ENV = "COURSEKIT_MONITOR_LIBRARY"  # more folders of grading code: a course's checks
+GRADING_TARGET = "coursekit.grading"   # grading code called by student code
+ENGINE_TARGET = "torch.autograd.engine"  # torch's autograd engine, watched from C++
 EXIT_CHANNEL_TAMPERED = 86
 
-# Audit events refused when student code makes them (see the module docstring).
-_REFUSED_FROM_STUDENT = (
-    "ctypes.", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
-    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn",
-    "os.fork", "os.forkpty", "_thread.start_new_thread",
-)
-_FORK_EXEC = getattr(sys.modules.get("_posixsubprocess") or __import__("_posixsubprocess"),
-                     "fork_exec", None)
-_INFO_LIMIT = 400   # informational lines per kernel: the TA's log, not a flood
-_STARTS = str.startswith  # never a str subclass's own startswith (see student_above)
-# A forked process inherits the hook, the profile function and the pipe: it is watched. Still,
-# only library code forks (DataLoader workers, coursekit.distributed's ranks): student code that
-# forks is refused, like every other way of starting a process.
-_SPAWNING = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
-             "pty.spawn", "os.fork", "os.forkpty")
 # The same forbidden call from the same student file is reported at most once per REPORT_S:
 # a training loop must not flood the pipe. The grader leaves a gap longer than this before
 # and after every check it drives, so the first such call inside a check is always reported.
 REPORT_S = 0.005
+_INFO_LIMIT = 400   # informational lines per kernel: the TA's log, not a flood
+_STARTS = str.startswith  # never a str subclass's own startswith
+_MAX_DEPTH = 400
+
+# Kinds of code (NOTE [Who wrote a code object]).
+STUDENT, LIBRARY, GRADING, OPEN, REFERENCE = "student", "library", "grading", "open", "reference"
+# Kinds of module globals, as bits (NOTE [Cost]).
+QUIET, WATCHED, CELLS = 0, 1, 2
+# Code the monitor knows by identity and acts on when it is called.
+RUN_PROGRAM, DRIVE, ENGINE_ENTRY = "run_program", "drive", "engine_entry"
+HANDED, CHECK = "handed", "check"   # a checks module imported after install says what it is
+_CO_NEWLOCALS = 0x0002   # inspect.CO_NEWLOCALS: a function's code (a class body has none)
+
+# Audit events refused when student code makes them.
+_REFUSED_FROM_STUDENT = (
+    "ctypes.", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn",
+    "os.fork", "os.forkpty", "_thread.start_new_thread", "function.__new__",
+)
+# Events judged by who asked for them (the first frame above that is not the standard
+# library's or the shell's), not by the frame that raised them.
+_BY_ORIGIN = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
+              "pty.spawn", "os.fork", "os.forkpty", "ctypes.")
+_FORK_EXEC = getattr(sys.modules.get("_posixsubprocess") or __import__("_posixsubprocess"),
+                     "fork_exec", None)
+# What the installed functions call, taken now: C functions, which student code cannot make
+# run Python code of its own (a module attribute it replaces later is never looked up).
+_GETFRAME, _GETPROFILE, _SETPROFILE = sys._getframe, sys.getprofile, sys.setprofile
+_NOW, _NOW_NS, _INTERRUPT_MAIN = time.monotonic, time.time_ns, _thread.interrupt_main
+_START_THREAD, _LOCK, _LOCKED = _thread.start_new_thread, _thread.LockType, \
+    _thread.LockType.locked
+_THREAD_ID = _thread.get_ident
+_THREADING_DICT = vars(threading)
+_BOOTSTRAP = threading.Thread._bootstrap.__code__
+_BOOTSTRAP_INNER = threading.Thread._bootstrap_inner.__code__
+_TB_FRAME = types.TracebackType.__dict__["tb_frame"].__get__
 
 
 def install_from_env() -> bool:
     """Install the monitor if the grader asked for it (``COURSEKIT_MONITOR_FIFO``)."""
+    import json
     path = os.environ.get(FIFO_ENV)
     if not path:
         return False
-    targets = json.loads(os.environ.get(TARGETS_ENV, "[]"))
-    install(path, targets)
+    install(path, json.loads(os.environ.get(TARGETS_ENV, "[]")))
     return True
 
 
+# ----------------------------------------------------------------------- where code lives
+
+def _folders(roots) -> tuple[str, ...]:
+    return tuple(sorted({path.rstrip("/") + "/" for root in roots if root
+                         for path in (os.path.abspath(root), os.path.realpath(root))}))
+
+
 def _library_prefixes() -> tuple[str, ...]:
-    """Folders of trusted code: the Python installation, the environment's packages, the
-    coursekit package and the course's own checks (``COURSEKIT_MONITOR_LIBRARY``). An
-    editable install's checkout is not trusted as a whole: it may hold student-like files."""
+    """Folders of the installation: the Python installation, the environment's packages and
+    the coursekit package (grading code included: it is not the student's), and a course's
+    own checks (``COURSEKIT_MONITOR_LIBRARY``). An editable install's checkout is not
+    included as a whole: it may hold student-like files."""
     import coursekit
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.abspath(coursekit.__file__))}
     roots |= {p for p in sys.path if p and "site-packages" in p}
-    roots |= {p for p in os.environ.get(LIBRARY_ENV, "").split(os.pathsep) if p}
-    prefixes = {path.rstrip("/") + "/" for root in roots
-                for path in (os.path.abspath(root), os.path.realpath(root))}
-    return tuple(sorted(prefixes)) + ("<frozen ",)
+    roots |= set(os.environ.get(LIBRARY_ENV, "").split(os.pathsep))
+    return _folders(roots) + ("<frozen ",)
 
 
-def _scaffolding_prefixes() -> tuple[str, ...]:
-    """Folders of the checks' own code: coursekit's check programs and a course's own."""
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
-    roots = {folder} | {p for p in os.environ.get(LIBRARY_ENV, "").split(os.pathsep) if p}
-    return tuple(sorted({path.rstrip("/") + "/" for root in roots
-                         for path in (os.path.abspath(root), os.path.realpath(root))}))
+def _grading_prefixes() -> tuple[str, ...]:
+    """Folders of grading code: this package and a course's own checks."""
+    return _folders({os.path.dirname(os.path.abspath(__file__)),
+                     *os.environ.get(LIBRARY_ENV, "").split(os.pathsep)})
 
 
-def install(fifo_path: str, targets: list[dict]) -> None:
-    """Open the report pipe, then install the profile function and the audit hook."""
-    fd = os.open(fifo_path, os.O_WRONLY)
-    identity = (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
-    library = _library_prefixes()
-    from . import oracle, program
-    drive_code = oracle.drive.__code__
-    run_code = program.run_program.__code__
-    start_code = threading.Thread.start.__code__
-    own_file = os.path.abspath(__file__)
+# ----------------------------------------------------------------------- the matcher
 
-    compiled = compile_targets(targets)
-    py_targets, py_prefixes, c_names, c_owned, c_modules = compiled
-    sealed = _sealed_helpers()
-
-    def write(kind, what, _fd=fd, _identity=identity, _write=os.write, _fstat=os.fstat,
-              _exit=os._exit, _now=time.monotonic, _dumps=json.dumps, _pid=os.getpid):
-        """One report line; a pipe that is no longer the grader's ends the kernel."""
-        try:
-            stat = _fstat(_fd)
-            if (stat.st_dev, stat.st_ino) != _identity:
-                _exit(EXIT_CHANNEL_TAMPERED)
-            _write(_fd, (_dumps({"t": _now(), "kind": kind, "what": what[:300], "pid": _pid()})
-                         + "\n").encode())
-        except OSError:
-            _exit(EXIT_CHANNEL_TAMPERED)
-
-    scaffolding = _scaffolding_prefixes()
-    # Walks of frames still running: id -> (frame, its caller, the walk's answer). A target
-    # call deep inside a library (JAX tracing, TorchScript) would otherwise walk the same
-    # dozens of frames again for every call, reading each frame's code (an audited, costly
-    # read): that walk was most of the monitor's cost on lab08. A frame's walk cannot change
-    # while it runs, so it is kept until the frame returns (the profile function's "return"
-    # event, also sent for a generator's yield and an exception), and all of it is dropped
-    # when the profile function was off and may have missed a return.
-    walked: dict = {}
-
-    def student_above(frame, _drive=drive_code, _library=library, _starts=_STARTS, _str=str,
-                      _scaffolding=scaffolding, _walked=walked, _id=id, _len=len):
-        """The file of the student code on the stack from ``frame`` up to the grader's request
-        ("" when there is none). File names are read as plain ``str``: a code object's file
-        name can be a str subclass that answers anything."""
-        depth = 0
-        passed = []
-        where = None
-        while frame is not None and depth < 400:
-            known = _walked.get(_id(frame))
-            if known is not None and known[0] is frame and known[1] is frame.f_back:
-                where = known[2]
-                break
-            code = frame.f_code
-            if code is _drive:
-                where = ""
-                break
-            if not _starts(code.co_filename, _library):
-                where = _str.__str__(code.co_filename)
-                break
-            if code.co_name == "<module>":  # a library module being imported: its own doing
-                where = ""
-                break
-            if _starts(code.co_filename, _scaffolding):
-                # The check's own code (a dataset, a test function) that the student's code
-                # calls back: what it does is the check's. Student code that calls check
-                # code of its own accord is reported as a call into the grading code.
-                where = ""
-                break
-            passed.append(frame)
-            frame = frame.f_back
-            depth += 1
-        if where is None:  # the walk gave up: no answer to keep for the frames it passed
-            return ""
-        if _len(_walked) > 50_000:
-            _walked.clear()
-        for frame in passed:  # each of them leads to the same answer
-            _walked[_id(frame)] = (frame, frame.f_back, where)
-        return where
-
-    def answer_uses(impl, _patterns=sealed["answer_patterns"], _compiled=compiled, _write=write,
-                    _sorted=sorted):
-        """Report what the registered answer *is* when that is a forbidden target: the
-        reference itself, an alias of torch's class, a class that inherits its methods."""
-        for pattern in _sorted(_patterns(impl, _compiled)):
-            _write("answer", pattern)
-
-    def report(what, _last={}, _now=time.monotonic, _write=write, _every=REPORT_S, _len=len):
-        now = _now()
-        if now - _last.get(what, -1.0) >= _every:
-            if _len(_last) > 20_000:
-                _last.clear()
-            _last[what] = now
-            _write("call", what)
-
-    me: list = []
-    # Files whose code the profile function must look at: targets, and the few functions it
-    # knows by identity (run_program, Thread.start).
-    watched = tuple(py_prefixes) + (os.path.abspath(program.__file__),
-                                    os.path.abspath(threading.__file__))
-
-    def profile(frame, event, arg, _py_prefixes=py_prefixes, _py_targets=py_targets,
-                _c_names=c_names, _c_owned=c_owned, _c_modules=c_modules, _start=start_code,
-                _drive=drive_code, _threading=threading, _write=write, _above=student_above,
-                _owner=sealed["_owner"], _me=me, _base=BaseException, _interrupt=KeyboardInterrupt,
-                _type=type, _run=run_code, _answer=answer_uses, _lib=library, _report=report,
-                _starts=_STARTS, _modules={}, _id=id, _len=len, _watched=watched,
-                _fork_exec=_FORK_EXEC, _origin=sealed["_origin"], _walked=walked):
-        try:
-            if event == "call":
-                # Most calls are into modules that hold no target: known by their globals
-                # (reading a frame's code is an audited, costly event). A function's globals
-                # cannot be swapped for its code's: building one is refused (function.__new__).
-                globals_ = frame.f_globals
-                known = _modules.get(_id(globals_))
-                if known is not None and known[0] is globals_ and not known[1]:
-                    return
-                code = frame.f_code
-                if (known is None or known[0] is not globals_) and _starts(code.co_filename,
-                                                                           _lib):
-                    # Only library code names its module's kind: student code run with a
-                    # library module's globals must not mark that module as unwatched.
-                    if _len(_modules) > 50_000:
-                        _modules.clear()
-                    _modules[_id(globals_)] = (globals_, _starts(code.co_filename, _watched))
-                if code is _run:
-                    _answer(frame.f_locals.get("impl"))
-                    return
-                if code is _start and _threading._profile_hook is not _me[0]:
-                    _threading.setprofile(_me[0])
-                    _write("tamper", "threading.setprofile was changed before a thread started")
-                filename = code.co_filename
-                if _starts(filename, _py_prefixes) and code is not _drive:
-                    where = None
-                    for pattern, prefix, qual, name, always in _py_targets:
-                        if (_starts(filename, prefix) and _starts(code.co_qualname, qual)
-                                and (not name or code.co_name == name)):
-                            if always:  # the grader's references never run in a kernel
-                                caller = frame.f_back
-                                if caller is None or caller.f_code.co_name != "<module>":
-                                    _report(pattern + " from (any caller)")
-                                continue
-                            if where is None:
-                                where = _above(frame.f_back)
-                            if where:
-                                _report(pattern + " from " + where)
-            elif event == "return":
-                if _walked:
-                    _walked.pop(_id(frame), None)
-            elif event == "c_call":
-                if arg is _fork_exec:
-                    # multiprocessing's spawn and forkserver start a new interpreter with no
-                    # audit event, and no monitor in it: not refused, but never unnoticed when
-                    # student code asked for it (judged as the audit hook judges new programs).
-                    origin = _origin(frame)
-                    if origin is None or not _starts(origin.f_code.co_filename, _lib):
-                        _write("tamper", "started a program the monitor cannot follow "
-                                         "(multiprocessing spawn or forkserver)")
-                # A C function counts when student code calls it itself; one that a library
-                # calls is reached through the library's Python code, which is watched above.
-                # (Checking only the caller keeps the cost of torch-heavy code down.)
-                if _starts(frame.f_code.co_filename, _lib):
-                    return
-                name = arg.__name__
-                module = None
-                where = None
-                if name in _c_names:
-                    module = _owner(arg)
-                    for pattern, target, owners in _c_owned:
-                        if name == target and _starts(module, owners):
-                            where = _above(frame) if where is None else where
-                            if where:
-                                _report(pattern + " from " + where)
-                if _c_modules:
-                    module = module if module is not None else _owner(arg)
-                    for pattern, prefix, target in _c_modules:
-                        if _starts(module, prefix) and (not target or name == target):
-                            where = _above(frame) if where is None else where
-                            if where:
-                                _report(pattern + " from " + where)
-                if name == "start_new_thread":
-                    _write("tamper", "started a thread outside threading")
-        except _base as error:  # a profile function that raises is switched off: never do
-            if _type(error) is _interrupt:
-                raise  # the grader's interrupt must stop the cell; the hook puts us back
-
-    me.append(profile)
-    ours = (profile, write, student_above, me, answer_uses, report)
-    info = [0]
-    last_open = [""]
-
-    def hook(event, args, _ours=ours, _library=library, _fifo=fifo_path, _write=write,
-             _info=info, _last=last_open, _refused=_REFUSED_FROM_STUDENT, _getframe=sys._getframe,
-             _profile=profile, _getprofile=sys.getprofile, _setprofile=sys.setprofile,
-             _own_file=own_file, _text=sealed["_text"], _is_file_text=sealed["_is_file_text"],
-             _len=len, _calling=sealed["_calling"], _starts=_STARTS, _equals=str.__eq__,
-             _spawning=_SPAWNING, _origin=sealed["_origin"], _type=type, _str=str, _bytes=bytes,
-             _none=type(None), _code_type=type(_library_prefixes.__code__),
-             _limit=_INFO_LIMIT, _grading=GRADING_TARGET, _walked=walked):
-        if event == "sys._getframe" or event == "builtins.id":
-            return
-        if event in ("object.__getattr__", "object.__setattr__", "object.__delattr__"):
-            target = args[0]
-            if (target is _ours[0] or target is _ours[1] or target is _ours[2]
-                    or target is _ours[3] or target is _ours[4] or target is _ours[5]):
-                _write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
-                raise RuntimeError("coursekit: the grading monitor cannot be changed")
-            return
-        caller = _getframe(1)
-        from_student = not _starts(caller.f_code.co_filename, _library)
-        if event.startswith(_spawning) or event.startswith("ctypes."):
-            # subprocess, os and ctypes frames raise these: judge by who asked for them.
-            origin = _origin(caller)
-            from_student = origin is None or not _starts(origin.f_code.co_filename, _library)
-        if event == "sys.setprofile":
-            if (_equals(caller.f_code.co_filename, _own_file)
-                    or (caller.f_code.co_name == "_bootstrap_inner" and not from_student)):
-                return
-            # Python also switches a profile function off when an exception escapes it (an
-            # interrupt, a MemoryError): then the frame is not calling anything. A call of
-            # sys.setprofile is refused; the other case is let through, logged, and the
-            # profile function is put back at the next audited event.
-            if _calling(caller):
-                _write("refused", "sys.setprofile from student code" if from_student
-                       else "sys.setprofile")
-                raise RuntimeError("coursekit: profile functions cannot be changed while grading")
-            _write("profile off", "an exception left the profile function")
-            return
-        if from_student and event.startswith(_refused):
-            _write("tamper", f"{event} from student code")
-            raise RuntimeError(f"coursekit: {event} is not allowed while grading")
-        if _getprofile() is not _profile:
-            # An interrupt inside the profile function switches it off: put it back. Returns
-            # it missed may have left walks of frames that no longer run as they did.
-            _walked.clear()
-            _setprofile(_profile)
-        if event == "open":
-            path = _text(args[0]) if _len(args) else ""
-            if path == _fifo or path.startswith(("/proc/self/fd", "/dev/fd/")) or (
-                    path.startswith("/proc/") and path.endswith("/mem")):
-                _write("tamper", f"opened {path[:80]}")
-                raise PermissionError(f"coursekit: {path} cannot be opened while grading")
-            _last[0] = path
-            if from_student and _info[0] < _limit:
-                _info[0] += 1
-                _write("open", path[:200])
-        elif event in ("code.__new__", "compile") and _len(args) > 1 and _type(args[1]) not in (
-                _str, _bytes, _none):
-            _write("tamper", f"made code whose file name is a {_text(_type(args[1]))}")
-            raise RuntimeError("coursekit: a code object's file name must be a plain string")
-        elif event == "exec" and from_student and _len(args) and _type(args[0]) is _code_type \
-                and _starts(args[0].co_filename, _library):
-            _write("tamper", "ran library code with globals of its own")
-            raise RuntimeError("coursekit: library code cannot be exec'd while grading")
-        elif event == "function.__new__":
-            code = args[0] if _len(args) else None
-            if from_student and code is not None and _starts(code.co_filename, _library):
-                _write("tamper", "made a function from library code")
-                raise RuntimeError("coursekit: functions cannot be rebuilt from library code")
-        elif event == "code.__new__":
-            filename = _text(args[1]) if _len(args) > 1 else ""
-            if from_student and _starts(filename, _library):
-                _write("tamper", f"made code that claims to be {filename[:80]}")
-                raise RuntimeError("coursekit: code cannot claim a library file name")
-        elif event == "compile":
-            filename = _text(args[1]) if _len(args) > 1 else ""
-            if _starts(filename, _library) and not _is_file_text(args[0], filename):
-                _write("tamper", f"compiled code under the name {filename[:80]}")
-                raise RuntimeError("coursekit: code cannot claim a library file name")
-            if from_student and _info[0] < _limit:
-                _info[0] += 1
-                _write("dynamic code", filename[:120])
-        elif event in ("marshal.loads", "marshal.load"):
-            if from_student or not _starts(_last[0], _library):
-                _write("tamper", f"loaded compiled code ({_last[0][:80] or 'from bytes'})")
-                raise RuntimeError("coursekit: compiled code from outside the Python "
-                                   "installation cannot be loaded while grading")
-        elif event == "pickle.find_class":
-            name = f"{_text(args[0])}.{_text(args[1])}"[:120]
-            if name.startswith(_grading) or (from_student and name.startswith(
-                    ("os.", "posix.", "subprocess.", "builtins.", "sys.", "ctypes.",
-                     "importlib."))):
-                _write("tamper", f"unpickled {name}")
-                raise RuntimeError("coursekit: unpickling this is not allowed while grading")
-            if from_student and _info[0] < _limit:
-                _info[0] += 1
-                _write("unpickle", name)
-        elif event == "import" and from_student and _info[0] < _limit:
-            _info[0] += 1
-            _write("import", _text(args[0])[:120])
-        elif event == "sys.settrace" and from_student and _info[0] < _limit:
-            _info[0] += 1
-            _write("settrace", "")
-
-    sys.setprofile(profile)
-    threading.setprofile(profile)
-    sys.addaudithook(hook)
-    write("ready", f"{len(targets)} targets")
+def compile_targets(targets: list[dict]) -> dict:
+    """Target specs (:mod:`.targets`) as the tables :func:`match_code` and
+    :func:`match_builtin` read. Specs marked ``exempt`` are never targets, whatever pattern
+    covers them (grad-mode context managers)."""
+    py, exempt_py, c_owned, c_modules, exempt_c = [], [], [], [], []
+    engine_checks: set[str] = set()
+    for spec in targets:
+        pattern = spec.get("pattern", "")
+        for prefix in spec.get("files", ()):
+            row = (prefix, spec.get("qual", ""), spec.get("name", ""))
+            (exempt_py.append(row) if spec.get("exempt") else py.append((pattern,) + row))
+        for name in spec.get("c_names", ()):
+            owners = tuple(spec.get("c_owners", ("",)))
+            (exempt_c.append((name, owners)) if spec.get("exempt")
+             else c_owned.append((pattern, name, owners)))
+        c_modules += [(pattern, m, spec.get("name", "")) for m in spec.get("c_modules", ())]
+        if spec.get("engine"):
+            engine_checks |= set(spec.get("checks", ()))
+    return {"py": tuple(py), "exempt_py": tuple(exempt_py), "c_owned": tuple(c_owned),
+            "c_modules": tuple(c_modules), "exempt_c": tuple(exempt_c),
+            "files": tuple(sorted({row[1] for row in py})) or ("\0",),
+            "c_names": frozenset(row[1] for row in c_owned),
+            "engine_checks": frozenset(engine_checks)}
 
 
+def match_code(code, matcher: dict) -> tuple[str, ...]:
+    """The patterns Python code ``code`` is a target of (none for exempt code)."""
+    filename, qualname, name = code.co_filename, code.co_qualname, code.co_name
+    for prefix, qual, exact in matcher["exempt_py"]:
+        if _STARTS(filename, prefix) and _STARTS(qualname, qual) and (not exact
+                                                                       or name == exact):
+            return ()
+    found = []
+    for pattern, prefix, qual, exact in matcher["py"]:
+        if (_STARTS(filename, prefix) and _STARTS(qualname, qual)
+                and (not exact or name == exact) and pattern not in found):
+            found.append(pattern)
+    return tuple(found)
+
+
+def match_builtin(function, matcher: dict) -> tuple[str, ...]:
+    """The patterns a C function is a target of (none for exempt ones)."""
+    name = function.__name__
+    if type(name) is not str:
+        return ()
+    module = _owner(function)
+    for exempt, owners in matcher["exempt_c"]:
+        if name == exempt and _STARTS(module, owners):
+            return ()
+    found = []
+    for pattern, target, owners in matcher["c_owned"]:
+        if name == target and _STARTS(module, owners) and pattern not in found:
+            found.append(pattern)
+    for pattern, prefix, target in matcher["c_modules"]:
+        if _STARTS(module, prefix) and (not target or name == target) and pattern not in found:
+            found.append(pattern)
+    return tuple(found)
+
+
+# ----------------------------------------------------------------------- code identity
+
+_CODE = type(_folders.__code__)
+_FUNCTION = type(_folders)
+_METHOD = type(_folders.__get__(0))
+_BUILTIN = type(len)
+_METHOD_WRAPPER = type((0).__add__)
+_PARTIAL = functools.partial
 _MODULE_OF_TYPE = type.__dict__["__module__"].__get__
 _MRO_OF_TYPE = type.__dict__["__mro__"].__get__
 _DICT_OF_TYPE = type.__dict__["__dict__"].__get__
-_FUNCTION = type(_library_prefixes)
 _CODE_OF = _FUNCTION.__dict__["__code__"].__get__
-_METHOD = type(_library_prefixes.__get__(0))
+_GLOBALS_OF = _FUNCTION.__dict__["__globals__"].__get__
 _FUNC_OF_METHOD = _METHOD.__dict__["__func__"].__get__
-_BUILTIN = type(len)
+_SELF_OF_WRAPPER = _METHOD_WRAPPER.__dict__["__self__"].__get__
 _STATIC_FUNC = staticmethod.__dict__["__func__"].__get__
 _CLASS_FUNC = classmethod.__dict__["__func__"].__get__
-_PARTIAL = functools.partial
 _PARTIAL_FUNC = functools.partial.__dict__["func"].__get__
+_PROPERTY_PARTS = tuple(property.__dict__[n].__get__ for n in ("fget", "fset", "fdel"))
+_GETSET = type(_FUNCTION.__dict__["__code__"])
 
 
-_HELPERS = ("_owner", "_text", "_is_file_text", "_calling", "_functions_of", "match_code",
-            "match_builtin", "answer_patterns", "_origin")
-
-
-def _sealed_helpers() -> dict:
-    """Copies of this module's helpers that the installed monitor calls, bound to a private
-    copy of the module's globals and of the builtins: student code can replace names in this
-    module or in ``builtins``, and the monitor does not see it. (A copy is only reachable
-    through the monitor's default arguments, whose reads are refused.)"""
-    import builtins
-    private = dict(globals())
-    private["__builtins__"] = dict(vars(builtins))
-    for name in _HELPERS:
-        original = globals()[name]
-        private[name] = _FUNCTION(original.__code__, private, original.__name__,
-                                  original.__defaults__, original.__closure__)
-    return {name: private[name] for name in _HELPERS}
-
-
-def compile_targets(targets: list[dict]) -> tuple:
-    """Target specs (:mod:`.targets`) as the tuples the matchers take: Python code
-    ``(pattern, file prefix, qualname prefix, name)``, their file prefixes, C function names,
-    C functions by name ``(pattern, name, owner modules)`` and C modules ``(pattern, module
-    prefix, name)``."""
-    py = tuple((t["pattern"], p, t.get("qual", ""), t.get("name", ""), bool(t.get("always")))
-               for t in targets for p in t.get("files", ()))
-    return (py, tuple(sorted({p for _, p, _, _, _ in py})) or ("\0",),
-            frozenset(n for t in targets for n in t.get("c_names", ())),
-            tuple((t["pattern"], n, tuple(t.get("c_owners", ("",))))
-                  for t in targets for n in t.get("c_names", ())),
-            tuple((t["pattern"], m, t.get("name", "")) for t in targets
-                  for m in t.get("c_modules", ())))
-
-
-def match_code(code, py) -> str:
-    """The pattern Python code ``code`` is a target of ("" for none)."""
-    filename = code.co_filename
-    for pattern, prefix, qual, name, _ in py:
-        if (_STARTS(filename, prefix) and _STARTS(code.co_qualname, qual)
-                and (not name or code.co_name == name)):
-            return pattern
-    return ""
-
-
-def match_builtin(function, c_owned, c_modules, _owner_of=None) -> str:
-    """The pattern a C function is a target of ("" for none)."""
-    name = function.__name__
-    module = (_owner_of or _owner)(function)
-    for pattern, target, owners in c_owned:
-        if name == target and _STARTS(module, owners):
-            return pattern
-    for pattern, prefix, target in c_modules:
-        if _STARTS(module, prefix) and (not target or name == target):
-            return pattern
-    return ""
-
-
-def answer_patterns(impl, compiled: tuple) -> set[str]:
-    """The dotted patterns an answer *is* made of (see :func:`_functions_of`); method-name
-    patterns (".backward") are about calls, and a class inherits stubs by those names from its
-    library base (torch.autograd.Function.vjp is one) that never run."""
-    py, _, _, c_owned, c_modules = compiled
-    found = set()
-    for function in _functions_of(impl):
-        pattern = (match_code(_CODE_OF(function), py) if type(function) is _FUNCTION
-                   else match_builtin(function, c_owned, c_modules))
-        if pattern and pattern[0] != ".":
-            found.add(pattern)
+def nested_codes(code, _type=type, _code=_CODE) -> list:
+    """``code`` and every code object nested in it (functions, classes, comprehensions
+    defined in it, also inside tuples of constants), read without running anything."""
+    found, todo, seen = [], [code], set()
+    while todo and len(found) < 100_000:
+        item = todo.pop()
+        kind = _type(item)
+        if kind is _code:
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            found.append(item)
+            todo.extend(item.co_consts)
+        elif kind is tuple or kind is frozenset:
+            todo.extend(item)
     return found
 
 
-def _functions_of(impl, _type=type, _dict=dict, _tuple=tuple, _list=list, _str=str,
-                  _issubclass=issubclass) -> list:
+def grading_identity(registry: dict, handed, modules) -> tuple[dict, dict]:
+    """``(open, references)``: code objects of grading code, by identity. Open to student
+    code: the public API, what checks hand it (``handed``) and the code nested in grading
+    functions (a check program's closures, made while it runs, and the methods of classes it
+    defines in them); references: the code of every registered check's reference, nested
+    code included. (A checks module imported after install is learnt as it is imported:
+    :func:`_learn_module`, :func:`_on_handed`, :func:`_on_check`.)"""
+    import importlib
+    grade = importlib.import_module(__package__ + ".grade").grade   # the package shadows it
+    oracle = importlib.import_module(__package__ + ".oracle")
+    open_: dict = {}
+    for function in (grade, oracle.drive):
+        open_[id(_CODE_OF(function))] = _CODE_OF(function)
+    for code in _handed_codes(handed):
+        open_[id(code)] = code
+    for module in modules:
+        for function in _defined_in(module):
+            for code in nested_codes(_CODE_OF(function))[1:]:
+                open_[id(code)] = code
+    references: dict = {}
+    for check in list(registry.values()):
+        for code in _reference_codes(check.reference):
+            references[id(code)] = code
+    return open_, references
+
+
+def _handed_codes(handed) -> list:
+    """The code of what checks hand to student code, nested code included."""
+    return [code for function in _functions_of(list(handed)) if type(function) is _FUNCTION
+            for code in nested_codes(_CODE_OF(function))]
+
+
+def _reference_codes(reference) -> list:
+    """The code of a check's reference, nested code included."""
+    return nested_codes(_CODE_OF(reference)) if type(reference) is _FUNCTION else []
+
+
+def _nested_in_functions(body, _type=type, _code=_CODE) -> list:
+    """The code nested in the functions a module body defines and in the methods of the
+    classes it defines: what :func:`grading_identity` opens of a module it is given, read
+    from the body's code alone (nothing of the module's has run yet)."""
+    found, bodies = [], [body]
+    while bodies:
+        for const in bodies.pop().co_consts:
+            if _type(const) is not _code:
+                continue
+            if const.co_flags & _CO_NEWLOCALS:
+                found += nested_codes(const)[1:]
+            else:
+                bodies.append(const)   # a class body: its methods are functions too
+    return found
+
+
+def _defined_in(module) -> list:
+    """The functions a module defines at its top level (also behind a wrapper such as
+    ``functools.lru_cache``), and the methods of its classes."""
+    namespace = vars(module)
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, type) and value.__module__ != module.__name__:
+            continue   # an imported class: its code is not this module's
+        if type(value) is type(module):
+            continue
+        found += _functions_of(value, depth=50)
+    return [f for f in found if type(f) is _FUNCTION and _GLOBALS_OF(f) is namespace]
+
+
+# ----------------------------------------------------------------------- what an answer is
+
+def answer_patterns(impl, matcher: dict, grading: tuple = ()) -> set[str]:
+    """The dotted patterns an answer *is* made of (see :func:`_functions_of`): a forbidden
+    target itself (method-name patterns are about calls), or grading code that is not open to
+    student code (``grading``: the grading folders and the open and reference code sets)."""
+    found = set()
+    for function in _functions_of(impl):
+        if type(function) is _FUNCTION:
+            code = _CODE_OF(function)
+            patterns = match_code(code, matcher)
+            if grading and _STARTS(code.co_filename, grading[0]) and (
+                    id(code) not in grading[1] or id(code) in grading[2]):
+                patterns += (GRADING_TARGET,)
+        else:
+            patterns = match_builtin(function, matcher)
+        found |= {p for p in patterns if p[0] != "."}
+    return found
+
+
+def _functions_of(impl, classes=True, depth=2000, _type=type, _dict=dict, _tuple=tuple,
+                  _list=list, _str=str, _issubclass=issubclass) -> list:
     """The functions an answer is made of, read without running any of the student's code:
-    a function; a class's effective methods (the first definition along its MRO, so an
-    inherited method counts and an overridden one does not); the values of a dict or list;
-    the function of a bound method, a partial, a static or class method; a builtin."""
+    a function or builtin; a class's effective methods (the first definition along its MRO,
+    so an inherited method counts and an overridden one does not); an instance's class, and
+    its own attributes; the values of a dict, list or tuple; the function of a bound method,
+    a partial, a static or class method, a property; what a method-wrapper or a wrapper
+    (``__wrapped__``, an lru_cache) stands for."""
     found: list = []
     todo = [impl]
     seen = 0
-    while todo and seen < 2000:
+    while todo and seen < depth:
         seen += 1
         value = todo.pop()
         kind = _type(value)
@@ -497,24 +360,824 @@ def _functions_of(impl, _type=type, _dict=dict, _tuple=tuple, _list=list, _str=s
             todo.extend(value)
         elif kind is _METHOD:
             todo.append(_FUNC_OF_METHOD(value))
+        elif kind is _METHOD_WRAPPER:
+            todo.append(_SELF_OF_WRAPPER(value))
         elif kind is staticmethod:
             todo.append(_STATIC_FUNC(value))
         elif kind is classmethod:
             todo.append(_CLASS_FUNC(value))
+        elif kind is property:
+            todo.extend(part(value) for part in _PROPERTY_PARTS)
         elif kind is _PARTIAL:
             todo.append(_PARTIAL_FUNC(value))
-        elif _issubclass(kind, _type):  # a class: its effective methods
-            effective: dict = {}
-            for cls in _MRO_OF_TYPE(value):
-                if cls is object:
-                    continue
-                for name, member in _DICT_OF_TYPE(cls).items():
-                    if _type(name) is _str and name not in effective:
-                        effective[name] = member
-            todo.extend(member for member in effective.values()
-                        if _type(member) in (_FUNCTION, staticmethod, classmethod))
+        elif _issubclass(kind, _type):
+            if classes:
+                todo.extend(_effective_methods(value))
+        elif kind.__module__ != "builtins" or _type(kind) is not _type:
+            # An instance: its class's methods (``__call__`` among them) and its own
+            # attributes (a wrapper keeps what it wraps there: ``__wrapped__``, ``func``).
+            todo.extend(_effective_methods(kind))
+            todo.extend(_instance_dict(value).values())
     return found
 
+
+def _effective_methods(cls, _type=type, _str=str) -> list:
+    effective: dict = {}
+    for klass in _MRO_OF_TYPE(cls):
+        if klass is object:
+            continue
+        for name, member in _DICT_OF_TYPE(klass).items():
+            if _type(name) is _str and name not in effective:
+                effective[name] = member
+    return [m for m in effective.values()
+            if _type(m) in (_FUNCTION, staticmethod, classmethod, property, _BUILTIN)]
+
+
+def _instance_dict(value, _type=type) -> dict:
+    """``value.__dict__`` through the C descriptor its class was given, never a property of
+    the student's: {} when there is none."""
+    for klass in _MRO_OF_TYPE(_type(value)):
+        member = _DICT_OF_TYPE(klass).get("__dict__")
+        if member is not None:
+            if _type(member) is _GETSET:
+                try:
+                    found = member.__get__(value)
+                except Exception:  # noqa: BLE001
+                    return {}
+                return found if _type(found) is dict else {}
+            return {}
+    return {}
+
+
+# ----------------------------------------------------------------------- the installed monitor
+
+class _State:
+    """What the installed monitor knows (NOTE [Sealed state])."""
+
+    __slots__ = (
+        "answer_grading",
+        "c_infos",
+        "c_keep",
+        "c_seen",
+        "engine",
+        "engine_refs",
+        "fifo",
+        "grading",
+        "info",
+        "infos",
+        "install_code",
+        "last_open",
+        "library",
+        "matcher",
+        "module_bodies",
+        "modules",
+        "open",
+        "ours",
+        "own_codes",
+        "private",
+        "profile",
+        "references",
+        "report",
+        "specials",
+        "student",
+        "student_globals",
+        "student_threads",
+        "walked",
+        "write",
+    )
+
+
+def install(fifo_path: str, targets: list[dict]) -> None:
+    """Open the report pipe, learn what is the grading code's and the targets', then install
+    the profile function and the audit hook."""
+    fd = os.open(fifo_path, os.O_WRONLY)
+    from . import engine, oracle, program
+    private: dict = {}
+    seal = functools.partial(_seal, private=private)
+    s = _State()
+    s.fifo, s.private, s.install_code = fifo_path, private, install.__code__
+    s.write = seal(_write, fd=fd, identity=(os.fstat(fd).st_dev, os.fstat(fd).st_ino))
+    s.report = seal(_report, s=s, last={})
+    s.matcher = compile_targets(targets)
+    s.library = _library_prefixes()
+    s.grading = _grading_prefixes()
+    s.student, s.infos, s.modules, s.student_globals, s.walked = {}, {}, {}, set(), {}
+    s.module_bodies, s.c_infos, s.c_keep, s.c_seen = {}, {}, [], {}
+    modules = [m for m in list(sys.modules.values())
+               if type(getattr(m, "__file__", None)) is str and _STARTS(m.__file__, s.grading)]
+    s.open, s.references = grading_identity(program._REGISTRY, program.handed_objects(),
+                                            modules)
+    s.answer_grading = (s.grading, s.open, s.references)
+    s.specials = {id(_CODE_OF(program.run_program)): RUN_PROGRAM,
+                  id(_CODE_OF(oracle.drive)): DRIVE, id(_CODE_OF(program.handed)): HANDED,
+                  id(_CODE_OF(program.check)): CHECK}
+    s.engine_refs = engine.capture() if s.matcher["engine_checks"] else None
+    if s.engine_refs is not None:
+        entry = sys.modules["torch.autograd.graph"]._engine_run_backward
+        s.specials[id(_CODE_OF(entry))] = ENGINE_ENTRY
+        s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
+                                  ("start", "stop", "unasked")}
+    s.engine, s.student_threads = None, {}
+    s.info, s.last_open = [0], {}
+    on_call = seal(_on_call, s=s)
+    on_c_call = seal(_on_c_call, s=s)
+    on_return = seal(_on_return, s=s)
+    s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
+                               on_c_call=on_c_call, on_return=on_return, returns=s.walked,
+                               c_seen=s.c_seen)
+    hook = seal(_hook, s=s, handlers={event: seal(handler)
+                                      for event, handler in _HANDLERS.items()})
+    # The monitor's own functions: reading or changing them, or their frames, is refused.
+    s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
+                                       s.report))
+    s.own_codes = frozenset(id(_CODE_OF(f)) for g in private.values()
+                            for f in g.values() if type(f) is _FUNCTION)
+    _quiet_own(s)
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    sys.addaudithook(hook)
+    s.write("ready", f"{len(targets)} targets")
+
+
+def _seal(function, *, private: dict, **state):
+    """``function`` bound to a private copy of its module's globals and builtins, with
+    ``state`` as its keyword-only defaults (NOTE [Sealed state]): student code can replace
+    names in a module or in ``builtins`` later, and the monitor does not see it. Every
+    function of that module is copied into the private globals alike, so that what the
+    copy calls by name is private too. (``private`` maps a module's globals to its copy.)"""
+    module = _GLOBALS_OF(function)
+    copy = private.get(id(module))
+    if copy is None:
+        import builtins
+        copy = dict(module)
+        copy["__builtins__"] = dict(vars(builtins))
+        for name, value in list(copy.items()):
+            if type(value) is _FUNCTION and _GLOBALS_OF(value) is module:
+                twin = _FUNCTION(_CODE_OF(value), copy, value.__name__, value.__defaults__,
+                                 value.__closure__)
+                twin.__kwdefaults__ = dict(value.__kwdefaults__ or {})
+                copy[name] = twin
+        private[id(module)] = copy
+    twin = copy[function.__name__]
+    if not state:
+        return twin
+    # State goes where the function takes it: keyword-only defaults, or positional defaults
+    # (cheaper to call: the profile function's and the audit hook's).
+    code = _CODE_OF(twin)
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = twin.__defaults__ or ()
+    named = positional[len(positional) - len(defaults):]
+    defaults = tuple(state.pop(name) if name in state else value
+                     for name, value in zip(named, defaults))
+    bound = _FUNCTION(code, copy, twin.__name__, defaults)
+    bound.__kwdefaults__ = {**(twin.__kwdefaults__ or {}), **state}
+    return bound
+
+
+def _quiet_own(s) -> None:
+    """The monitor's own code runs with private globals: quiet for the profile function."""
+    for copy in s.private.values():
+        s.modules[id(copy)] = (copy, QUIET)
+
+
+# ----------------------------------------------------------------------- reports
+
+def _write(kind, what, *, fd, identity, _fstat=os.fstat, _write=os.write, _exit=os._exit,
+           _now=_NOW, _pid=os.getpid, _quote=_json.encode_basestring_ascii,
+           _float=float.__repr__, _int=int.__repr__, _str=str):
+    """One report line; a pipe that is no longer the grader's ends the kernel. (No json
+    module here: student code could replace its encoder.)"""
+    try:
+        stat = _fstat(fd)
+        if (stat.st_dev, stat.st_ino) != identity:
+            _exit(EXIT_CHANNEL_TAMPERED)
+        line = ('{"t": ' + _float(_now()) + ', "kind": ' + _quote(_str.__str__(kind))
+                + ', "what": ' + _quote(_str.__str__(what)[:300]) + ', "pid": ' + _int(_pid())
+                + "}\n")
+        _write(fd, line.encode())
+    except OSError:
+        _exit(EXIT_CHANNEL_TAMPERED)
+
+
+def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
+    """A call into a target: at most once per REPORT_S for the same line (a training loop
+    must not flood the pipe)."""
+    now = _now()
+    if now - last.get(what, -1.0) >= _every:
+        if len(last) > 20_000:
+            last.clear()
+        last[what] = now
+        s.write("call", what)
+
+
+# ----------------------------------------------------------------------- the profile function
+
+def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
+             returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
+             _id=id):
+    """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
+    one or two dictionary lookups; everything else is a sealed handler. (Its state is in
+    positional defaults: keyword-only ones cost a lookup each, at every call.)"""
+    if event == "c_return":
+        return
+    if event == "c_call":
+        seen = c_seen.get(_id(arg))   # a C function known to be no target, nor special
+        if seen is arg:
+            return
+        if arg is fork_exec or arg is start_thread:
+            return on_c_call(frame, arg)
+        globals_ = frame.f_globals
+        known = modules.get(_id(globals_))
+        if known is not None and known[0] is globals_ and not known[1] & 2:
+            return
+        return on_c_call(frame, arg)
+    if event == "call":
+        globals_ = frame.f_globals
+        known = modules.get(_id(globals_))
+        if known is not None and known[0] is globals_ and not known[1] & 1:
+            return
+        return on_call(frame)
+    if event == "return" and _id(frame) in returns:
+        return on_return(frame)
+
+
+def _code_info(code, *, s, _id=id, _type=type, _str=str):
+    """What the monitor knows of ``code``: ``(code, kind, patterns, special)``, by identity."""
+    known = s.infos.get(_id(code))
+    if known is not None and known[0] is code:
+        return known
+    filename = code.co_filename
+    special = s.specials.get(_id(code))
+    if _id(code) in s.own_codes:
+        info = (code, LIBRARY, (), None)
+    elif _id(code) in s.student or _type(filename) is not _str or not _STARTS(filename,
+                                                                               s.library):
+        info = (code, STUDENT, (), special)
+    elif _STARTS(filename, s.grading):
+        kind = (REFERENCE if _id(code) in s.references else OPEN if _id(code) in s.open
+                else GRADING)
+        info = (code, kind, (), special)
+    else:
+        info = (code, LIBRARY, match_code(code, s.matcher), special)
+    if len(s.infos) > 200_000:
+        s.infos.clear()
+    s.infos[_id(code)] = info
+    return info
+
+
+def _module_kind(frame, info, *, s, _id=id):
+    """Learn the kind of the module ``frame`` runs in, from the first code seen there."""
+    globals_ = frame.f_globals
+    code = info[0]
+    kind = CELLS if info[1] is STUDENT or _id(globals_) in s.student_globals else QUIET
+    if info[1] is STUDENT:
+        s.student_globals.add(_id(globals_))
+    if info[1] is not STUDENT and (_STARTS(code.co_filename, s.matcher["files"])
+                                   or _STARTS(code.co_filename, s.grading) or info[3]) or info[1] is STUDENT and info[3]:
+        kind |= WATCHED
+    known = s.modules.get(_id(globals_))
+    if known is not None and known[0] is globals_:
+        kind |= known[1]
+    if len(s.modules) > 50_000:
+        s.modules.clear()
+    s.modules[_id(globals_)] = (globals_, kind)
+
+
+def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt):
+    """A Python call in a watched (or new) module: the three rules of the module docstring."""
+    try:
+        info = _code_info(frame.f_code, s=s)
+        _module_kind(frame, info, s=s)
+        kind, patterns, special = info[1], info[2], info[3]
+        if special is not None:
+            _SPECIAL_CALLS[special](frame, s)
+        if patterns:
+            where = _student_above(frame.f_back, s)
+            if where:
+                for pattern in patterns:
+                    s.report(pattern + " from " + where)
+        elif kind is GRADING:
+            where = _nearest_author(frame.f_back, s)
+            if where:
+                s.report(GRADING_TARGET + " from " + where + " (" + _named(info[0]) + ")")
+        elif kind is REFERENCE:
+            s.report(GRADING_TARGET + " from (any caller) (" + _named(info[0]) + ")")
+    except _base as error:
+        _pass_interrupt(error)
+
+
+def _on_c_call(frame, arg, *, s, _base=BaseException, _FORK=_FORK_EXEC,
+               _start=_START_THREAD, _id=id):
+    """A C call made from a module where student code runs, or a call of the two C functions
+    that start what the audit hook does not see (a program by multiprocessing's spawn, a
+    thread)."""
+    try:
+        if arg is _FORK:
+            # multiprocessing's spawn and forkserver start a new interpreter with no audit
+            # event, and no monitor in it: not refused, but never unnoticed when student code
+            # asked for it (judged as the audit hook judges new programs).
+            origin = _origin(frame)
+            if origin is None or _code_info(origin.f_code, s=s)[1] is STUDENT:
+                s.write("tamper", "started a program the monitor cannot follow "
+                                  "(multiprocessing spawn or forkserver)")
+            return
+        if arg is _start:
+            _thread_started(frame, _code_info(frame.f_code, s=s), s)
+            return
+        globals_ = frame.f_globals
+        known = s.modules.get(_id(globals_))
+        if known is None or known[0] is not globals_:
+            info = _code_info(frame.f_code, s=s)
+            _module_kind(frame, info, s=s)
+            if info[1] is not STUDENT:
+                return
+        # A C function counts when student code calls it itself; one that a library calls
+        # is reached through the library's Python code, which the call rule watches.
+        patterns = _builtin_patterns(arg, s)
+        if patterns and _code_info(frame.f_code, s=s)[1] is STUDENT:
+            where = _student_above(frame, s)
+            for pattern in patterns:
+                s.report(pattern + " from " + where)
+    except _base as error:
+        _pass_interrupt(error)
+
+
+def _builtin_patterns(function, s, _id=id, _type=type, _module=types.ModuleType):
+    """:func:`match_builtin`, kept per function (per module and name for a module's
+    functions, per class and name for bound methods, which are made anew at every lookup)."""
+    name = function.__name__
+    owner = getattr(function, "__self__", None)
+    if name not in s.matcher["c_names"] and not s.matcher["c_modules"]:
+        if _type(owner) is _module or owner is None:
+            s.c_seen[_id(function)] = function
+        return ()
+    key = (_id(owner) if _type(owner) is _module or owner is None else _id(_type(owner)), name)
+    known = s.c_infos.get(key)
+    if known is not None:
+        return known
+    found = match_builtin(function, s.matcher)
+    if len(s.c_infos) > 50_000:
+        s.c_infos.clear()
+        s.c_seen.clear()
+    if _type(owner) is _module or owner is None:
+        s.c_keep.append(owner)   # the key's id stays this object's
+        if not found:            # a module's function is one object: the fast path knows it
+            s.c_seen[_id(function)] = function
+    else:
+        s.c_keep.append(_type(owner))
+    s.c_infos[key] = found
+    return found
+
+
+def _on_return(frame, *, s, _id=id, _base=BaseException):
+    """A frame returns (or a generator yields): what was remembered about it goes."""
+    try:
+        known = s.walked.pop(_id(frame), None)
+        if known is not None and known[0] is frame and known[2] is not None:
+            known[2](frame, s)
+    except _base as error:
+        _pass_interrupt(error)
+
+
+def _pass_interrupt(error, _type=type, _interrupt=KeyboardInterrupt, _main=_INTERRUPT_MAIN):
+    """An interrupt that arrived inside the monitor is raised again in the main thread as
+    soon as the monitor returns (never from here: see NOTE [Sealed state])."""
+    if _type(error) is _interrupt:
+        _main()
+
+
+def _named(code, _str=str) -> str:
+    """Grading code as a TA reads it: its module file and qualified name."""
+    return (_str.__str__(code.co_filename).rsplit("/", 2)[-1] + ":"
+            + _str.__str__(code.co_qualname))
+
+
+def _thread_started(frame, info, s):
+    """``_thread.start_new_thread``: from student code itself, reported (a thread outside
+    ``threading`` gets no profile function); through ``threading``, the thread is marked as
+    the student's when student code asked for it, and the profile function for new threads
+    is put back if it was changed."""
+    if info[1] is STUDENT:
+        s.write("tamper", "started a thread outside threading")
+        return
+    if _THREADING_DICT.get("_profile_hook") is not s.profile:
+        _THREADING_DICT["_profile_hook"] = s.profile
+        s.write("tamper", "threading.setprofile was changed before a thread started")
+    owner = frame.f_locals.get("self")
+    if owner is not None and _student_above(frame, s):
+        s.student_threads[id(owner)] = owner
+        if s.engine is not None:
+            s.engine["problems"].append("started a thread, where the engine watch cannot follow")
+
+
+# ----------------------------------------------------------------------- walks up the stack
+
+def _student_above(frame, s, _id=id, _str=str) -> str:
+    """The file of the student code on the stack from ``frame`` up to the grader's request
+    ("" when there is none). A thread that student code started is the student's at its
+    root. Answers are kept per running frame (a walk deep inside a library would otherwise
+    be repeated for every call) and dropped when the frame returns or yields."""
+    passed = []
+    where = None
+    depth = 0
+    while frame is not None and depth < _MAX_DEPTH:
+        known = s.walked.get(_id(frame))
+        if known is not None and known[0] is frame and known[1] is not None:
+            where = known[1]
+            break
+        info = _code_info(frame.f_code, s=s)
+        if info[3] is DRIVE or _id(info[0]) in s.module_bodies:
+            # The grader's request, or a library module's body run by the import system:
+            # what runs below it is the grader's, or the module's own doing.
+            where = ""
+            break
+        if info[1] is STUDENT:
+            where = _str.__str__(info[0].co_filename)
+            break
+        passed.append(frame)
+        if frame.f_back is None:
+            where = _thread_root(frame, s)
+            break
+        frame = frame.f_back
+        depth += 1
+    if where is None:
+        return ""
+    if len(s.walked) > 50_000:
+        _forget_walks(s)
+    for each in passed:
+        known = s.walked.get(_id(each))
+        action = known[2] if known is not None and known[0] is each else None
+        s.walked[_id(each)] = (each, where, action)
+    return where
+
+
+def _thread_root(frame, s) -> str:
+    """The root frame of a thread: the student's when student code started the thread."""
+    if frame.f_code is not _BOOTSTRAP:
+        return ""
+    owner = frame.f_locals.get("self")
+    if owner is not None and s.student_threads.get(id(owner)) is owner:
+        return "(a thread your code started)"
+    return ""
+
+
+def _nearest_author(frame, s) -> str:
+    """Whose code called grading code: the nearest frame above ``frame`` that is not the
+    library's. The student's file when it is student code (or a thread student code
+    started), "" when it is grading code or there is none (the library's own doing)."""
+    depth = 0
+    while frame is not None and depth < _MAX_DEPTH:
+        info = _code_info(frame.f_code, s=s)
+        if info[1] is STUDENT:
+            return str.__str__(info[0].co_filename)
+        if info[1] is not LIBRARY:
+            return ""
+        if frame.f_back is None:
+            return _thread_root(frame, s)
+        frame = frame.f_back
+        depth += 1
+    return ""
+
+
+# ----------------------------------------------------------------------- code the monitor knows
+
+def _on_run_program(frame, s):
+    """The check's program starts on the registered answer: report what the answer is."""
+    impl = frame.f_locals.get("impl")
+    for pattern in sorted(answer_patterns(impl, s.matcher, s.answer_grading)):
+        s.write("answer", pattern)
+
+
+def _on_drive(frame, s):
+    """The grader's request: while a check that forbids torch's autograd is driven, watch
+    the engine (:mod:`.engine`); the report comes when the request returns."""
+    check = _request_check(frame.f_locals.get("request"))
+    refs = s.engine_refs
+    if refs is None or check not in s.matcher["engine_checks"]:
+        return
+    watch = refs["watch"]
+    if s.engine is not None:   # a drive whose return the monitor missed (an interrupt)
+        s.engine = None
+        watch["stop"](refs)
+    problems = [] if watch["start"](refs) else ["could not be watched (a profiler was running)"]
+    problems += ["a thread running your code was running" for owner in s.student_threads.values()
+                 if _is_alive(owner) and _runs_student_code(owner, s)][:1]
+    s.engine = {"frame": frame, "windows": [], "problems": problems}
+    _remember_return(frame, _end_drive, s)
+
+
+def _end_drive(frame, s):
+    state, s.engine = s.engine, None
+    refs = s.engine_refs
+    events = refs["watch"]["stop"](refs)
+    problems = state["problems"]
+    if events is None:
+        problems.append("stopped or replaced the engine watch")
+    else:
+        problems += refs["watch"]["unasked"](events, state["windows"])
+    for problem in problems:
+        s.write("engine", problem)
+
+
+def _on_engine_entry(frame, s):
+    """``torch.autograd.graph._engine_run_backward``, the engine's one Python door: a request
+    of the check's own opens a window (see :mod:`.engine`); the student's is a target call."""
+    if s.engine is None or _student_above(frame.f_back, s):
+        return
+    refs = s.engine_refs
+    window = [_NOW_NS(), 0, refs["sequence_nr"]()]
+    s.engine["windows"].append(window)
+    _remember_return(frame, lambda _frame, _s, w=window: w.__setitem__(1, _NOW_NS()), s)
+
+
+def _remember_return(frame, action, s):
+    known = s.walked.get(id(frame))
+    where = known[1] if known is not None and known[0] is frame else None
+    s.walked[id(frame)] = (frame, where, action)
+
+
+def _on_handed(frame, s):
+    """``program.handed(obj)`` at the top level of a checks module imported after install:
+    ``obj`` is open to student code, as what was handed before install is."""
+    if _importing(frame.f_back, s):
+        _learn(_handed_codes([frame.f_locals.get("obj")]), s.open, s)
+
+
+def _on_check(frame, s):
+    """``program.check(name, reference=...)`` at the top level of a checks module imported
+    after install: the reference is known as a reference, as those registered before are."""
+    if _importing(frame.f_back, s):
+        _learn(_reference_codes(frame.f_locals.get("reference")), s.references, s)
+
+
+def _importing(frame, s, _id=id) -> bool:
+    """Whether ``frame`` runs the body of a grading module being imported."""
+    if frame is None:
+        return False
+    code = frame.f_code
+    return s.module_bodies.get(_id(code)) is code and _STARTS(code.co_filename, s.grading)
+
+
+def _learn(codes, known: dict, s) -> None:
+    for code in codes:
+        known[id(code)] = code
+        s.infos.pop(id(code), None)
+
+
+_SPECIAL_CALLS = {RUN_PROGRAM: _on_run_program, DRIVE: _on_drive,
+                  ENGINE_ENTRY: _on_engine_entry, HANDED: _on_handed, CHECK: _on_check}
+
+
+def _request_check(request, _type=type, _str=str, _scan=_json.scanstring) -> str:
+    """The check name in the grader's request (a JSON object), read without the json
+    module: ``"check": "<name>"``."""
+    if _type(request) is not _str:
+        return ""
+    at = _str.find(request, '"check": "')
+    if at < 0:
+        return ""
+    try:
+        return _scan(request, at + 10)[0]
+    except ValueError:
+        return ""
+
+
+def _runs_student_code(thread, s) -> bool:
+    """Whether a thread runs student code of its own: its target, or its class's ``run``."""
+    target = _instance_dict(thread).get("_target")
+    run = _DICT_OF_TYPE(type(thread)).get("run") if type(thread) is not threading.Thread \
+        else None
+    return any(type(f) is _FUNCTION and _code_info(_CODE_OF(f), s=s)[1] is STUDENT
+               for f in (target, run))
+
+
+def _is_alive(thread) -> bool:
+    """Whether a thread still runs, read without running any of the student's code (it may
+    be a subclass of theirs): its ``_tstate_lock`` is held while it runs."""
+    lock = _instance_dict(thread).get("_tstate_lock")
+    return type(lock) is _LOCK and _LOCKED(lock)
+
+
+# ----------------------------------------------------------------------- the audit hook
+
+def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE,
+          _setprofile=_SETPROFILE):
+    """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
+    if event == "object.__getattr__":   # the most frequent event: a frame's code read, say
+        if id(args[0]) in s.ours or args[1] == "tb_frame":
+            _on_getattr(args, s)
+        return
+    if event == "sys._getframe" or event == "builtins.id":
+        return
+    try:
+        caller = _getframe(1)
+    except ValueError:   # raised by C with no Python frame at all (a native thread)
+        return
+    handler = handlers.get(event)
+    if handler is None:
+        for prefix in _PREFIXED:
+            if _STARTS(event, prefix):
+                handler = handlers.get(prefix)
+                break
+    from_student = _code_info(caller.f_code, s=s)[1] is STUDENT
+    if _STARTS(event, _BY_ORIGIN):
+        # subprocess, os and ctypes frames raise these: judge by who asked for them.
+        origin = _origin(caller)
+        from_student = origin is None or _code_info(origin.f_code, s=s)[1] is STUDENT
+    if event != "sys.setprofile" and _getprofile() is not s.profile:
+        # An interrupt inside the profile function switches it off: put it back. Returns it
+        # missed may have left walks of frames that no longer run as they did.
+        _forget_walks(s)
+        _setprofile(s.profile)
+    if from_student and _STARTS(event, _REFUSED_FROM_STUDENT):
+        s.write("tamper", f"{event} from student code")
+        raise RuntimeError(f"coursekit: {event} is not allowed while grading")
+    if handler is not None:
+        handler(event, args, caller, from_student, s)
+
+
+_PREFIXED = ("ctypes.", "os.exec", "os.spawn", "os.posix_spawn")
+_FRAME_READS = ("tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back")
+
+
+def _on_getattr(args, s, _getframe=_GETFRAME):
+    """Reads of the monitor's functions (their defaults hold its state) are refused; so are
+    reads that would hand student code a frame of the monitor (a traceback through the audit
+    hook's refusal), whose locals and globals are its state. The monitor's own reads pass.
+    (The monitor's other functions are reachable only through those: see NOTE [Sealed
+    state].)"""
+    target = args[0]
+    if id(target) in s.ours:
+        s.write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
+        raise RuntimeError("coursekit: the grading monitor cannot be changed")
+    reader = _getframe(2)
+    if id(reader.f_code) in s.own_codes:
+        return
+    if id(_TB_FRAME(target).f_code) in s.own_codes and _student_above(reader, s):
+        s.write("tamper", "read a frame of the grading monitor")
+        raise RuntimeError("coursekit: the grading monitor's frames cannot be read")
+
+
+def _on_setattr(event, args, caller, from_student, s):
+    target = args[0]
+    if id(target) in s.ours:
+        s.write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
+        raise RuntimeError("coursekit: the grading monitor cannot be changed")
+    if type(target) is _FUNCTION and args[1] == "__code__":
+        if from_student:
+            s.write("tamper", "replaced a function's code")
+            raise RuntimeError("coursekit: a function's code cannot be replaced while grading")
+        if event == "object.__setattr__" and type(args[2]) is _CODE:
+            _adopt(args[2], s, _GLOBALS_OF(target))
+
+
+def _on_setprofile(event, args, caller, from_student, s):
+    code = caller.f_code
+    if id(code) in s.own_codes or code is s.install_code or code is _BOOTSTRAP_INNER:
+        return
+    # Python also switches a profile function off when an exception escapes it (an
+    # interrupt, a MemoryError): then the frame is not calling anything. A call of
+    # sys.setprofile is refused; the other case is let through, logged, and the profile
+    # function is put back at the next audited event.
+    if _calling(caller):
+        s.write("refused", "sys.setprofile from student code" if from_student
+                else "sys.setprofile")
+        raise RuntimeError("coursekit: profile functions cannot be changed while grading")
+    s.write("profile off", "an exception left the profile function")
+
+
+def _on_open(event, args, caller, from_student, s):
+    path = _text(args[0]) if len(args) else ""
+    if path == s.fifo or path.startswith(("/proc/self/fd", "/dev/fd/")) or (
+            path.startswith("/proc/") and path.endswith("/mem")):
+        s.write("tamper", f"opened {path[:80]}")
+        raise PermissionError(f"coursekit: {path} cannot be opened while grading")
+    # Per thread: the import system opens a .pyc and unmarshals it in the same thread, and
+    # another thread's open in between (a subprocess's pipes, opened by fd) is not what
+    # that thread loads.
+    if len(s.last_open) > 10_000:
+        s.last_open.clear()
+    s.last_open[_THREAD_ID()] = path
+    if from_student:
+        _info(s, "open", path[:200])
+
+
+def _on_compile(event, args, caller, from_student, s):
+    if len(args) > 1 and type(args[1]) not in (str, bytes, type(None)):
+        s.write("tamper", f"made code whose file name is a {_text(type(args[1]))}")
+        raise RuntimeError("coursekit: a code object's file name must be a plain string")
+    filename = _text(args[1]) if len(args) > 1 else ""
+    if event == "code.__new__":
+        if from_student and _STARTS(filename, s.library):
+            s.write("tamper", f"made code that claims to be {filename[:80]}")
+            raise RuntimeError("coursekit: code cannot claim a library file name")
+        return
+    if _STARTS(filename, s.library) and not _is_file_text(args[0], filename):
+        s.write("tamper", f"compiled code under the name {filename[:80]}")
+        raise RuntimeError("coursekit: code cannot claim a library file name")
+    if from_student:
+        _info(s, "dynamic code", filename[:120])
+
+
+def _on_exec(event, args, caller, from_student, s):
+    """Code about to run: the student's unless it is an installation file's (loaded by the
+    import system; code claiming such a name is refused when it is made)."""
+    code = args[0] if len(args) else None
+    if type(code) is not _CODE:
+        return
+    library = type(code.co_filename) is str and _STARTS(code.co_filename, s.library)
+    if library and from_student:
+        s.write("tamper", "ran library code with globals of its own")
+        raise RuntimeError("coursekit: library code cannot be exec'd while grading")
+    if library:
+        s.module_bodies[id(code)] = code   # a library module being imported (see the walk)
+        if _STARTS(code.co_filename, s.grading):
+            _learn_module(code, s)
+    else:
+        _adopt(code, s)
+
+
+def _learn_module(body, s) -> None:
+    """A grading module imported after install (a checks module no preload imported): the
+    code nested in its functions is open to student code, as for the modules imported
+    before (:func:`grading_identity`); what it hands over and its references are learnt as
+    its top level says so (:func:`_on_handed`, :func:`_on_check`)."""
+    _learn(_nested_in_functions(body), s.open, s)
+
+
+def _on_function_new(event, args, caller, from_student, s):
+    code = args[0] if len(args) else None
+    if type(code) is _CODE and not (type(code.co_filename) is str
+                                    and _STARTS(code.co_filename, s.library)):
+        _adopt(code, s)
+
+
+def _on_marshal(event, args, caller, from_student, s):
+    opened = s.last_open.get(_THREAD_ID(), "")
+    if from_student or not _STARTS(opened, s.library):
+        s.write("tamper", f"loaded compiled code ({opened[:80] or 'from bytes'})")
+        raise RuntimeError("coursekit: compiled code from outside the Python installation "
+                           "cannot be loaded while grading")
+
+
+def _on_unpickle(event, args, caller, from_student, s):
+    name = f"{_text(args[0])}.{_text(args[1])}"[:120]
+    if name.startswith(GRADING_TARGET) or (from_student and name.startswith(
+            ("os.", "posix.", "subprocess.", "builtins.", "sys.", "ctypes.", "importlib."))):
+        s.write("tamper", f"unpickled {name}")
+        raise RuntimeError("coursekit: unpickling this is not allowed while grading")
+    if from_student:
+        _info(s, "unpickle", name)
+
+
+def _on_import(event, args, caller, from_student, s):
+    if from_student:
+        _info(s, "import", _text(args[0])[:120])
+
+
+def _on_settrace(event, args, caller, from_student, s):
+    if from_student:
+        _info(s, "settrace", "")
+
+
+# One handler per audit event (``_hook`` finds it; events not here need none but the rules
+# above the table: refused from student code, the profile function put back).
+_HANDLERS = {"object.__setattr__": _on_setattr, "object.__delattr__": _on_setattr,
+             "sys.setprofile": _on_setprofile, "open": _on_open, "compile": _on_compile,
+             "code.__new__": _on_compile, "exec": _on_exec, "function.__new__": _on_function_new,
+             "marshal.loads": _on_marshal, "marshal.load": _on_marshal,
+             "pickle.find_class": _on_unpickle, "import": _on_import,
+             "sys.settrace": _on_settrace}
+
+
+def _adopt(code, s, globals_=None):
+    """``code`` and the code nested in it are the student's from now on (NOTE [Who wrote a
+    code object]). What the profile function learnt about modules is forgotten, so that the
+    module this code will run in is learnt again from it."""
+    for each in nested_codes(code):
+        if id(each) not in s.student:
+            s.student[id(each)] = each
+            s.infos.pop(id(each), None)
+    if globals_ is not None:
+        s.student_globals.add(id(globals_))
+    s.modules.clear()
+    _quiet_own(s)
+
+
+def _forget_walks(s) -> None:
+    """Drop every remembered walk (not the actions waiting for a frame's return)."""
+    for key, known in list(s.walked.items()):
+        if known[2] is None:
+            del s.walked[key]
+
+
+def _info(s, kind, what):
+    if s.info[0] < _INFO_LIMIT:
+        s.info[0] += 1
+        s.write(kind, what)
+
+
+# ----------------------------------------------------------------------- small helpers
 
 _CALL_OPCODES = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX", "PRECALL")
                           if name in dis.opmap)
@@ -596,11 +1259,11 @@ def _owner(function, _type=type, _module_of=_MODULE_OF_TYPE, _getattr=getattr, _
 def _is_file_text(source, filename: str) -> bool:
     """Whether ``source`` is the text of ``filename`` on disk (the import system compiling a
     library module that has no cached bytecode), not other code under its name."""
-    if type(source) not in (str, bytes) or not os.path.isabs(filename):
+    if type(source) not in (str, bytes) or not filename.startswith("/"):
         return False   # a relative name ("<frozen x>") would read the student's own folder
     try:
         with open(filename, "rb") as handle:
             data = handle.read()
     except OSError:
         return False
-    return data == (source.encode() if isinstance(source, str) else source)
+    return data == (source.encode() if type(source) is str else source)

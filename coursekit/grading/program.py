@@ -71,6 +71,20 @@ class Check:
 
 
 _REGISTRY: dict[str, Check] = {}
+_HANDED: list[Any] = []
+
+
+def handed(obj):
+    """Mark ``obj`` (a class or function of a checks module) as handed to the student's code
+    by the check's program: a dataset it iterates, a fake device it times, a callback. The
+    grading monitor lets student code call these; any other grading code it calls is
+    reported (the closures a program makes while it runs are handed by construction)."""
+    _HANDED.append(obj)
+    return obj
+
+
+def handed_objects() -> tuple:
+    return tuple(_HANDED)
 
 
 def check(name: str, *, reference: Callable[[], Any], forbid: tuple[str, ...] = (),

@@ -1,14 +1,19 @@
-"""Watch: the grading monitor's delegation rule, in the student's own notebook.
+"""Watch: the grading monitor's rules, in the student's own notebook.
 
 In JupyterLab ``grade()`` runs a check right in the student's process (student mode, see
 :mod:`.grade`). So that a check passes or fails there exactly as it will at grading, the same
-rule decides: a call into what the exercise rebuilds (the check's ``forbid=``) made while the
-check runs, with the student's code on the stack, or an answer that *is* such a thing (an
-alias, a subclass that inherits it). A docstring that mentions ``torch.autograd``, or a
-method of the student's own called ``backward``, never counts; only what runs does.
+rules decide (:mod:`.monitor`, with its matcher): a call into what the exercise rebuilds (the
+check's ``forbid=``) made while the check runs, with the student's code on the stack; a call
+from the student's code into grading code that is not open to it; torch's autograd engine
+running where the check did not ask for it (:mod:`.engine`); or an answer that *is* such a
+thing (an alias, a subclass that inherits it, the reference behind a wrapper). A docstring
+that mentions ``torch.autograd``, a method of the student's own called ``backward``, or
+``torch.no_grad()`` around an update never counts; only what runs does.
 
 This is a convenience for honest students, not a defence: the student's process is the
-student's. Grading relies on :mod:`.monitor` in a sandboxed kernel.
+student's. Here student code is simply code whose file is not in the installation (there is
+no audit hook in a student's own kernel to record it by identity). Grading relies on
+:mod:`.monitor` in a sandboxed kernel.
 """
 from __future__ import annotations
 
@@ -16,12 +21,15 @@ import contextlib
 import gc
 import os
 import sys
+import time
 from typing import Any, Iterator
 
-from . import monitor
+from . import engine, monitor
 from .integrity import DELEGATION
-from .program import run_program
+from .program import _REGISTRY, handed_objects, run_program
 from .targets import for_patterns
+
+_ENGINE_ENTRY = "_engine_run_backward"
 
 
 def reason(patterns: set[str]) -> str:
@@ -36,27 +44,55 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
     """Collect, into the yielded set, the forbid patterns the check's run calls into from the
     student's code, and those ``impl`` is made of."""
     seen: set[str] = set()
-    compiled = monitor.compile_targets(for_patterns(forbid))
-    py, prefixes, c_names, c_owned, c_modules = compiled
+    watch_engine = monitor.ENGINE_TARGET in forbid
+    matcher = monitor.compile_targets(for_patterns(forbid))
     library = monitor._library_prefixes()
-    scaffolding = monitor._scaffolding_prefixes()
+    grading = monitor._grading_prefixes()
+    modules = [m for m in list(sys.modules.values())
+               if isinstance(getattr(m, "__file__", None), str)
+               and m.__file__.startswith(grading)]
+    open_, references = monitor.grading_identity(_REGISTRY, handed_objects(), modules)
+    seen |= monitor.answer_patterns(impl, matcher, (grading, open_, references))
     stop = run_program.__code__
-    seen |= monitor.answer_patterns(impl, compiled)
+    kinds: dict[int, tuple] = {}
+
+    def kind(code) -> str:
+        known = kinds.get(id(code))
+        if known is not None and known[0] is code:
+            return known[1]
+        filename = code.co_filename
+        if not isinstance(filename, str) or not filename.startswith(library):
+            found = monitor.STUDENT
+        elif filename.startswith(grading):
+            found = (monitor.REFERENCE if id(code) in references else
+                     monitor.OPEN if id(code) in open_ else monitor.GRADING)
+        else:
+            found = monitor.LIBRARY
+        kinds[id(code)] = (code, found)
+        return found
 
     def student_above(frame) -> bool:
-        """The nearest code above ``frame`` that is not the library's is the student's (not
-        the check's own code, not a library module being imported), and the call happens
-        inside the check's run (a call made by whoever runs the check does not count)."""
+        """Student code on the stack from ``frame`` up to the check's run of the answer,
+        inside that run (a call made by whoever runs the check does not count)."""
         student = False
         while frame is not None:
             code = frame.f_code
             if code is stop:
                 return student
-            if not student:
-                if not code.co_filename.startswith(library):
-                    student = True
-                elif code.co_name == "<module>" or code.co_filename.startswith(scaffolding):
-                    return False
+            student = student or kind(code) == monitor.STUDENT
+            frame = frame.f_back
+        return False
+
+    def student_calls(frame) -> bool:
+        """The nearest code above ``frame`` that is not the library's is the student's, and
+        the call happens inside the check's run of the answer."""
+        nearest = None
+        while frame is not None:
+            code = frame.f_code
+            if code is stop:
+                return nearest == monitor.STUDENT
+            if nearest is None and kind(code) != monitor.LIBRARY:
+                nearest = kind(code)
             frame = frame.f_back
         return False
 
@@ -65,6 +101,9 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
     owner = os.getpid()
     from_children, to_parent = os.pipe()
     os.set_blocking(from_children, False)
+    refs = engine.capture() if watch_engine else None
+    windows: list[list[int]] = []
+    open_windows: dict[int, list[int]] = {}
 
     def note(pattern: str) -> None:
         if pattern not in seen:
@@ -73,25 +112,50 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
                 os.write(to_parent, (pattern + "\n").encode())
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(prefixes):
-            pattern = monitor.match_code(frame.f_code, py)
-            if pattern and student_above(frame.f_back):
-                note(pattern)
-        elif event == "c_call" and (c_modules or arg.__name__ in c_names):
-            pattern = monitor.match_builtin(arg, c_owned, c_modules)
-            if pattern and student_above(frame):
-                note(pattern)
+        if event == "call":
+            code = frame.f_code
+            found = kind(code)
+            if found == monitor.LIBRARY:
+                if code.co_filename.startswith(matcher["files"]):
+                    patterns = monitor.match_code(code, matcher)
+                    if patterns and student_above(frame.f_back):
+                        for pattern in patterns:
+                            note(pattern)
+                if refs is not None and code.co_name == _ENGINE_ENTRY and not student_above(
+                        frame.f_back):
+                    window = [time.time_ns(), 0, refs["sequence_nr"]()]
+                    windows.append(window)
+                    open_windows[id(frame)] = window
+            elif code is not stop and (
+                    (found == monitor.REFERENCE and student_above(frame.f_back))
+                    or (found == monitor.GRADING and student_calls(frame.f_back))):
+                note(monitor.GRADING_TARGET)
+        elif event == "return" and open_windows:
+            window = open_windows.pop(id(frame), None)
+            if window is not None:
+                window[1] = time.time_ns()
+        elif event == "c_call" and kind(frame.f_code) == monitor.STUDENT and (
+                matcher["c_modules"] or getattr(arg, "__name__", None) in matcher["c_names"]):
+            patterns = monitor.match_builtin(arg, matcher)
+            if patterns and student_above(frame):
+                for pattern in patterns:
+                    note(pattern)
 
     # The garbage collector can run a library's finalizer in the middle of the student's
     # code, which would look like a call the student made: no collection while the check runs.
     collecting = gc.isenabled()
     gc.disable()
+    watched = refs is not None and engine.start(refs)
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
         yield seen
     finally:
         sys.setprofile(previous)
+        if watched:
+            events = engine.stop(refs)
+            if events is None or engine.unasked(events, windows):
+                seen.add(monitor.ENGINE_TARGET)
         if collecting:
             gc.enable()
         os.close(to_parent)

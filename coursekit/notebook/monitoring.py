@@ -10,7 +10,8 @@ Per submission the grader
 3. after the run, charges each reported call to the driven check whose time window holds it,
    if that check forbids it (:func:`delegations`), and lists what the monitor refused
    (:func:`tampering`). A kernel that never said it was ready, or whose monitor stopped it,
-   is reported too.
+   is reported too. What torch's autograd engine ran unasked (an ``engine`` report, made
+   while a check that forbids the engine was driven) is charged like a call.
 """
 from __future__ import annotations
 
@@ -22,8 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursekit.grading.kernel import PRELOAD_CHECKS_ENV, PRELOAD_ENV
-from coursekit.grading.monitor import (EXIT_CHANNEL_TAMPERED, FIFO_ENV, GRADING_TARGET,
-                                       LIBRARY_ENV, REPORT_S, TARGETS_ENV)
+from coursekit.grading.monitor import (
+    ENGINE_TARGET,
+    EXIT_CHANNEL_TAMPERED,
+    FIFO_ENV,
+    GRADING_TARGET,
+    LIBRARY_ENV,
+    REPORT_S,
+    TARGETS_ENV,
+)
 from coursekit.grading.program import get_check
 from coursekit.grading.targets import targets
 from coursekit.grading.watch import reason
@@ -126,9 +134,9 @@ def delegations(events: list[Event], drives: list[Drive]) -> dict[tuple[str, boo
     found: dict[tuple[str, bool], set[str]] = {}
     windows = sorted((d.started, d.ended, d) for d in drives if d.started)
     for event in events:
-        if event.kind not in ("call", "answer"):
+        if event.kind not in ("call", "answer", "engine"):
             continue
-        pattern = event.what.split(" from ", 1)[0]
+        pattern = ENGINE_TARGET if event.kind == "engine" else event.what.split(" from ", 1)[0]
         for start, end, drive in windows:
             # A repeated call is reported at most every REPORT_S: one made in the check can
             # show up that much after it.

@@ -610,6 +610,132 @@ def train_two_layer_torch(x, y, w1, w2, lr, steps):
 }
 
 
+# The lecture's own idioms around a hand-written backward (issue 24): updates under
+# torch.no_grad(), a forward under inference_mode, grad mode switched off and on, detach.
+HONEST_GRAD_MODE = {
+    E2: '''def two_layer_grads(x, y, w1, w2):
+    with torch.no_grad():                 # no graph for a NumPy answer either
+        pass
+    h = x @ w1
+    h_relu = np.maximum(h, 0)
+    y_pred = h_relu @ w2
+    grad_y_pred = 2.0 * (y_pred - y)
+    grad_h = (grad_y_pred @ w2.T) * (h > 0)
+    return float(np.sum((y_pred - y) ** 2)), x.T @ grad_h, h_relu.T @ grad_y_pred
+''',
+    E4: '''@torch.no_grad()
+def _step(w, grad, lr):
+    return w - lr * grad
+
+
+def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    losses = torch.empty(steps, device=x.device, dtype=x.dtype)
+    with torch.inference_mode():
+        x.mm(w1)                          # a look at the first layer: no graph needed
+    for t in range(steps):
+        h = x.mm(w1)
+        h_relu = h.clamp(min=0)
+        y_pred = h_relu.mm(w2)
+        losses[t] = (y_pred - y).pow(2).sum().detach()
+        with torch.set_grad_enabled(False):
+            grad_y_pred = 2.0 * (y_pred - y)
+            grad_h = grad_y_pred.mm(w2.t())
+            grad_h[h < 0] = 0
+        with torch.enable_grad():         # the lecture turns it back on; nothing is recorded
+            grad_w1, grad_w2 = x.t().mm(grad_h), h_relu.t().mm(grad_y_pred)
+        with torch.no_grad():             # the lecture's update by hand
+            w1 = w1 - lr * grad_w1
+        w2 = _step(w2, grad_w2, lr)
+    return w1, w2, losses
+''',
+}
+
+# ----------------------------------------------------------------- issue 24: identity, not place
+
+# A check's helper, fetched by the student: one that calls what it is handed (a thunk), one
+# that computes the same as the reference; a reference fetched in an exec'd string's top
+# level (code named <module>); torch's engine where Python sees no call (TorchScript).
+LAUNDERED = {
+    E1: '''import coursekit.grading.checks.lab01 as _lab01
+exec("numpy_graph_grads = _lab01._reference_numpy_graph_grads()")
+''',
+    E2: '''import coursekit.grading.checks.lab01 as _lab01
+
+
+def two_layer_grads(x, y, w1, w2):
+    loss, g1, g2 = _lab01._autograd_two_layer(*(torch.tensor(v) for v in (x, y, w1, w2)))
+    return float(loss), g1.numpy(), g2.numpy()
+''',
+    E3: '''import coursekit.grading.checks.lab01 as _lab01
+
+
+def train_two_layer(x, y, w1, w2, lr, steps):
+    losses = []
+    for _ in range(steps):
+        a = torch.tensor(w1, requires_grad=True)
+        b = torch.tensor(w2, requires_grad=True)
+        loss = (torch.tensor(x).mm(a).clamp(min=0).mm(b) - torch.tensor(y)).pow(2).sum()
+        box = {}
+        try:   # the helper stores what torch.autograd.grad returns, then fails on it
+            _lab01._call_into(box, torch.autograd.grad, loss, (a, b))()
+        except Exception:
+            pass
+        g1, g2 = box["result"]
+        losses.append(float(loss))
+        w1, w2 = w1 - lr * g1.numpy(), w2 - lr * g2.numpy()
+    return w1, w2, losses
+''',
+    E4: '''from typing import List
+
+
+@torch.jit.script
+def _grads(x: torch.Tensor, y: torch.Tensor, a: torch.Tensor,
+           b: torch.Tensor) -> List[torch.Tensor]:
+    loss = (x.mm(a).clamp(min=0).mm(b) - y).pow(2).sum()
+    grads = torch.autograd.grad([loss], [a, b])
+    g1, g2 = grads[0], grads[1]
+    assert g1 is not None and g2 is not None
+    return [loss.detach(), g1, g2]
+
+
+def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    if x.device.type == "meta":  # no values to differentiate: only shapes are checked there
+        return w1.clone(), w2.clone(), torch.empty(steps, device=x.device, dtype=x.dtype)
+    losses = torch.empty(steps, device=x.device, dtype=x.dtype)
+    for t in range(steps):
+        loss, g1, g2 = _grads(x, y, w1.detach().requires_grad_(True),
+                              w2.detach().requires_grad_(True))
+        losses[t] = loss
+        w1, w2 = w1 - lr * g1, w2 - lr * g2
+    return w1, w2, losses
+''',
+}
+
+# Hand-ins whose attacks must score 0 for delegation itself (not because they broke).
+DELEGATING = ("rt_laundered", "rt_nodes_by_hand")
+
+# Autograd's derivative formulas with no engine run: the graph's nodes called by hand.
+NODES_BY_HAND = '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    if x.device.type == "meta":  # no values to differentiate: only shapes are checked there
+        return w1.clone(), w2.clone(), torch.empty(steps, device=x.device, dtype=x.dtype)
+    losses = torch.empty(steps, device=x.device, dtype=x.dtype)
+    for t in range(steps):
+        a, b = w1.detach().requires_grad_(True), w2.detach().requires_grad_(True)
+        h = x.mm(a)
+        h_relu = h.clamp(min=0)
+        out = h_relu.mm(b)
+        diff = out - y
+        squares = diff.pow(2)
+        loss = squares.sum()
+        grad = squares.grad_fn(loss.grad_fn(torch.ones_like(loss)))
+        grad_h_relu, g2 = out.grad_fn(diff.grad_fn(grad)[0])
+        g1 = h.grad_fn(h_relu.grad_fn(grad_h_relu))[1]
+        losses[t] = loss.detach()
+        w1, w2 = w1 - lr * g1, w2 - lr * g2
+    return w1, w2, losses
+'''
+
+
 def _alternatives() -> dict[str, str]:
     import importlib.util
     path = Path(__file__).resolve().parents[1] / "mutants" / f"{LAB}.py"
@@ -633,6 +759,7 @@ def hands() -> tuple[list[Hand], list[Attack], list[str]]:
     H.append(Hand("rt_honest_alternatives", answers=_alternatives(), solved=True))
     for twin in ("rt_honest_words_a", "rt_honest_words_b"):  # identical: two gradings
         H.append(Hand(twin, answers={E1: INPUT_LOG, **HONEST_WORDS}, solved=True))
+    H.append(Hand("rt_honest_grad_mode", answers=HONEST_GRAD_MODE, solved=True))
     honest = [h.student for h in H]
 
     # forged verdicts, each alone in its kernel
@@ -725,6 +852,24 @@ def hands() -> tuple[list[Hand], list[Attack], list[str]]:
            "invented")
     attack("rt_unseen", "code whose file name is a str subclass claiming to be library", [E4],
            "invented: co_filename.startswith is the student's")
+
+    # issue 24: student code by identity, capabilities, the engine seen from C++
+    # (the helper that calls what it is handed goes beside the solution's two_layer_grads: a
+    # failing earlier exercise would make its message say only that)
+    H.append(Hand("rt_laundered", answers={e: LAUNDERED[e] for e in (E1, E2, E4)}))
+    attack("rt_laundered", "a reference fetched in an exec'd string's top level", [E1],
+           "exec: code named <module>")
+    attack("rt_laundered", "a check's helper that computes the same as the reference", [E2],
+           "lab01._autograd_two_layer")
+
+    attack("rt_laundered", "torch.autograd.grad inside a TorchScript function", [E4],
+           "torch.jit.script: backward in C++")
+    H.append(Hand("rt_nodes_by_hand", answers={E3: LAUNDERED[E3], E4: NODES_BY_HAND},
+                  solved=True))
+    attack("rt_nodes_by_hand", "a check's helper that calls what it is handed", [E3],
+           "lab01._call_into(box, torch.autograd.grad, ...)")
+    attack("rt_nodes_by_hand", "the graph's nodes called by hand (grad_fn(...))", [E4],
+           "derivative formulas without the engine")
 
     # leaks
     H.append(Hand("rt_leaks", answers={E1: LEAK_HIDDEN_ERROR, E2: LEAK_LATER_ANSWER,

@@ -6,9 +6,11 @@ students.
 * every attack scores 0 on the exercise it targets, or (alone in its hand-in) is flagged for
   a TA;
 * the honest students keep full marks unflagged: the solution, answers written differently
-  (``ALTERNATIVES`` of the mutant suite), and answers that name torch.autograd and
+  (``ALTERNATIVES`` of the mutant suite), answers that name torch.autograd and
   ``.backward()`` in comments, docstrings and strings or define their own ``backward``
-  method;
+  method, and the lecture's grad-mode idioms around a hand-written backward (updates under
+  ``torch.no_grad()``, ``inference_mode``, ``set_grad_enabled``, ``enable_grad``,
+  ``detach``: issue 24);
 * no hand-in stops the class run or breaks the grader (no ``error`` outcome);
 * nothing from the student's process reaches a hidden check's feedback, and hidden inputs
   differ between two gradings of the same hand-in.
@@ -31,6 +33,7 @@ from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback
 from autograder.publish.release import write_release
 from coursekit import course as manifest
+from coursekit.grading.integrity import DELEGATION
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import red_team_lab01 as rt  # noqa: E402
@@ -119,12 +122,9 @@ def test_honest_students_keep_full_marks(graded, student):
 
 
 # Attacks that still succeed, each a documented limit (README: "Not guaranteed"). Strict:
-# the day one is stopped, its test says so and the entry must go.
-KNOWN_LIMITS = {
-    "autograd engine called through functools.partial":
-        "Python's profile hook sees no call that C code makes: a partial over torch's engine "
-        "runs backward unseen",
-}
+# the day one is stopped, its test says so and the entry must go. (The functools.partial over
+# torch's engine was one until the engine was watched from C++: issue 24.)
+KNOWN_LIMITS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("attack", [
@@ -142,6 +142,17 @@ def test_attack_gains_nothing(graded, attack):
         return
     assert all(score == 0.0 for score in scores.values()), (
         f"{attack.name} ({attack.what}) scored {scores}\n{graded.describe(attack.student)}")
+
+
+@pytest.mark.parametrize("attack", [a for a in ATTACKS if a.student in rt.DELEGATING],
+                         ids=lambda a: f"{a.student}-{'-'.join(a.targets)}")
+def test_delegation_is_what_stops_it(graded, attack):
+    """The attacks of issue 24 score 0 because the monitor saw the delegation, not because
+    they broke: every check of the exercise says so."""
+    outcome = graded.outcomes[attack.student]
+    for exercise in attack.targets:
+        assert any(r.startswith(f"{rt.CHECK[exercise]}: {DELEGATION}") for r in outcome.reasons), (
+            exercise, graded.describe(attack.student))
 
 
 @pytest.mark.parametrize("marker", rt.LEAK_MARKERS)

@@ -1,7 +1,9 @@
 """In a real kernel, ``grade()`` judges delegation as grading does: by what runs while the
 check runs, never by what the code says. A self-test that calls ``.backward()`` in the answer
-cell, a docstring that names ``torch.autograd``, or a method of the student's own called
-``backward`` cost nothing; a backward that asks torch autograd for the gradient fails."""
+cell, a docstring that names ``torch.autograd``, a method of the student's own called
+``backward``, or ``torch.enable_grad()`` (the lecture's grad-mode idiom) cost nothing; a
+backward that asks torch autograd for the gradient fails, also through a C wrapper that no
+Python profile function sees (torch's engine is watched from C++, as at grading)."""
 from __future__ import annotations
 
 import nbformat
@@ -44,6 +46,17 @@ DELEGATING = MY_RELU.replace(
             leaf = x.detach().requires_grad_(True)
             (grad,) = torch.autograd.grad(leaf.clamp(min=0), leaf, grad_output)
         return grad""")
+THROUGH_C = MY_RELU.replace(
+    """        (x,) = ctx.saved_tensors
+        return grad_output * (x > 0).to(grad_output.dtype)""",
+    """        (x,) = ctx.saved_tensors
+        import functools
+        engine = torch.autograd.Variable._execution_engine
+        with torch.enable_grad():
+            leaf = x.detach().requires_grad_(True)
+            (grad,) = functools.partial(engine.run_backward, (leaf.clamp(min=0),),
+                                        (grad_output,), False, False, (leaf,), False, False)()
+        return grad""")
 DOCUMENTED = MY_RELU.replace(
     "class MyReLU(torch.autograd.Function):",
     'class MyReLU(torch.autograd.Function):\n    """No torch.autograd.grad and no .backward() here: my own backward."""')
@@ -56,4 +69,7 @@ def test_the_notebook_judges_delegation_by_what_runs_during_the_check():
     assert "✓ lab03.my_relu" in _grade_output(DOCUMENTED)
     out = _grade_output(DELEGATING)
     assert "uses what this exercise asks you to build yourself" in out
-    assert "torch.autograd.grad" in out and "torch.enable_grad" in out
+    assert "torch.autograd.grad" in out and "torch.enable_grad" not in out
+    out = _grade_output(THROUGH_C)
+    assert "uses what this exercise asks you to build yourself" in out
+    assert "torch.autograd.engine" in out

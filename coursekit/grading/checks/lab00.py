@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..program import Case, check
+from ..program import Case, check, handed
 
 # ---------------------------------------------------------------------------------------------
 # references
@@ -79,6 +79,7 @@ def _reference_transfer_vs_compute():
 # ---------------------------------------------------------------------------------------------
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeAsyncDevice:
     """A pretend accelerator with its own clock.
 
@@ -262,6 +263,7 @@ def roofline_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
+@handed  # the check's program hands it to the student's code
 class _RecordingTimer:
     """A timer that runs ``fn`` twice and reports a fixed time: the transfer time if ``fn`` did
     not call the op (so it must be the copy), the compute time if it did."""

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..capabilities import AUTODIFF
 from ..program import Case, EarlierStepFailed, check
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
@@ -161,7 +162,7 @@ GRAD_HINTS = {
 }
 
 
-@check("lab01.numpy_graph_grads", reference=_reference_numpy_graph_grads, forbid=("torch",))
+@check("lab01.numpy_graph_grads", reference=_reference_numpy_graph_grads, forbid=AUTODIFF)
 def numpy_graph_grads_program(impl, rng):
     """Gradients of c = sum(x * y + z) with respect to x, y and z, against torch autograd."""
     for trial in range(1, 4):
@@ -175,8 +176,7 @@ def numpy_graph_grads_program(impl, rng):
                        lambda i=index, a=(x, y, z): impl(*a)[i], hint=GRAD_HINTS[name])
 
 
-@check("lab01.two_layer_grads", reference=_reference_two_layer_grads,
-       forbid=("torch", ".backward"))
+@check("lab01.two_layer_grads", reference=_reference_two_layer_grads, forbid=AUTODIFF)
 def two_layer_grads_program(impl, rng):
     """Loss and manual gradients of the two-layer ReLU net, against torch autograd."""
     hints = {
@@ -224,8 +224,7 @@ def _train_trial(impl, label: str, x, y, w1, w2, lr: float, steps: int, rtol: fl
 
 
 @check("lab01.train_two_layer", reference=_reference_train_two_layer,
-       after=("lab01.two_layer_grads",),
-       forbid=("torch", ".backward"))
+       after=("lab01.two_layer_grads",), forbid=AUTODIFF)
 def train_two_layer_program(impl, rng):
     """Gradient descent on the two-layer net: the loss trajectory and final weights."""
     for trial in range(1, 3):
@@ -238,7 +237,7 @@ def train_two_layer_program(impl, rng):
 
 
 @check("lab01.train_two_layer_torch", reference=_reference_train_two_layer_torch,
-       forbid=(".backward", "torch.autograd"))
+       forbid=AUTODIFF)
 def train_two_layer_torch_program(impl, rng):
     """The training loop in torch on any device: CPU trajectories, then the meta device."""
     import torch

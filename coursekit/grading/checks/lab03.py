@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..capabilities import DELEGATED_BACKWARD
 from ..program import Case, check
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
@@ -24,7 +25,7 @@ DEVICE_HINT = ("create every new tensor from the input (torch.ones_like(x), x.ne
                "device=x.device); a tensor made on a fixed device breaks the Function on a GPU")
 NODE_HINT = ("apply the whole op through YourFunction.apply(x): the output's grad_fn must be "
              "your Function's node, with a single edge to the input's node")
-DELEGATE = ("torch.autograd.grad", ".backward", "torch.enable_grad", "torch.func")
+DELEGATE = DELEGATED_BACKWARD
 
 
 def _torch():

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..program import Case, check
+from ..program import Case, check, handed
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _REBUILT = ("coursekit.data", "torch.utils.data")
@@ -96,6 +96,7 @@ def _reference_sharded():
 # ---------------------------------------------------------------------------------------------
 
 
+@handed  # the check's program hands it to the student's code
 class _Rows:
     """A small map-style dataset: sample ``i`` is ``(features[i], int(labels[i]))``."""
 
@@ -109,6 +110,7 @@ class _Rows:
         return len(self.labels)
 
 
+@handed  # the check's program hands it to the student's code
 class _NonNegative:
     """A map-style dataset that, like most, accepts only indices 0..len-1."""
 
@@ -261,6 +263,7 @@ def _epochs(loader, count: int):
     return [[batch for batch in loader] for _ in range(count)]
 
 
+@handed  # the check's program hands it to the student's code
 def _identity(samples):
     return list(samples)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..program import Case, EarlierStepFailed, check
+from ..program import Case, EarlierStepFailed, check, handed
 
 # ---------------------------------------------------------------------------------------------
 # references
@@ -581,6 +581,7 @@ def _reference_time_compiled():
     return time_compiled
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeCompiler:
     """A pretend device with its own clock, an eager function for it and a ``compile``.
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..program import Case, EarlierStepFailed, check
+from ..program import Case, EarlierStepFailed, check, handed
 
 
 # TensorFlow's start-up notices (oneDNN, CPU features) are configured off before its first
@@ -170,6 +170,7 @@ def tape_train_program(impl, rng):
 
 # ---------------------------------------------------------------- lab07.tape_derivatives
 
+@handed  # the check's program hands it to the student's code
 class _Elementwise:
     """An elementwise function that runs on TensorFlow tensors and on torch tensors alike, so
     that the same function is differentiated by the student's tape and by torch."""

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ..program import Case, check
+from ..monitor import ENGINE_TARGET
+from ..program import Case, check, handed
 
 HOST_DEVICES_FLAG = "--xla_force_host_platform_device_count=2"
 if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os.environ.get(
@@ -212,7 +213,8 @@ def _jitted(impl, *args):
     return jax.jit(impl)(*args)
 
 
-@check("lab08.per_example_grads", reference=_reference_per_example_grads, forbid=("torch",))
+@check("lab08.per_example_grads", reference=_reference_per_example_grads,
+       forbid=("torch", ENGINE_TARGET))
 def per_example_grads_program(impl: Any, rng):
     """per_example_grads: one gradient per example, against torch.func in float64."""
     # Eager once; then under jax.jit, which also proves the answer traceable (and compiles one
@@ -376,6 +378,7 @@ def predict_jit_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeAccelerator:
     """A pretend accelerator with its own clock, and a ``jit`` for it.
 
@@ -412,6 +415,7 @@ class _FakeAccelerator:
         return compiled
 
 
+@handed  # the check's program hands it to the student's code
 class _FakeResult:
     """What a compiled call returns: ready once the pretend device has worked until ``ready``."""
 

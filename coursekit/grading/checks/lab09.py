@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..program import Case, EarlierStepFailed, check
+from ..program import Case, EarlierStepFailed, check, handed
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _ACTIVATIONS = ("ReLU", "Tanh", "Sigmoid", "GELU")
@@ -364,6 +364,7 @@ _STEP_WORDS = {"ok": "finite gradients", "inf": "an inf planted in one gradient"
                "clip": "unscale_(), clip_grad_norm_, then step()"}
 
 
+@handed  # the check's program hands it to the student's code
 class _PlainSGD:
     """What a loss scaler uses of an optimizer, ``param_groups`` and ``step()``, with the
     update of ``torch.optim.SGD`` without momentum (p -= lr * p.grad). Not torch.optim.SGD
@@ -694,6 +695,7 @@ def _reference_read_profile():
     return read_profile
 
 
+@handed  # the check's program hands it to the student's code
 class _RecordedProfile:
     """A finished ``torch.profiler.profile`` as code reads it: ``events()``, the
     ``FunctionEvent`` of every call, and ``key_averages()``, one row per name."""
@@ -951,6 +953,7 @@ def _reference_faster_loader():
     return faster_loader
 
 
+@handed  # inside the loader the check's program hands to the student's code
 class _Samples:
     """A map-style dataset of (features, label) pairs from drawn arrays. A plain class at module
     level: workers started by spawn or forkserver import it by name."""
@@ -967,6 +970,7 @@ class _Samples:
         return torch.from_numpy(self.x[index]), int(self.y[index])
 
 
+@handed  # inside the loader the check's program hands to the student's code
 def _collate_as_dict(samples):
     """A collate_fn of the dataset's own: a dict of stacked features and labels."""
     import torch

@@ -1,0 +1,154 @@
+"""The engine watch: torch's autograd engine, seen from C++ while a check is driven.
+
+Python's profile hook sees only the calls Python makes. The engine can be started where no
+Python frame is: a C callable that calls another (``functools.partial(engine.run_backward,
+...)()``), or a TorchScript function that calls ``torch.autograd.grad`` inside the TorchScript
+interpreter. Every path ends in the engine itself, and the engine reports each node it runs
+to torch's profiler (``RecordScope.BACKWARD_FUNCTION``), whichever path started it. So, for a
+check that forbids torch's autograd, the monitor runs the profiler for that scope only while
+the check is driven (:func:`start`, :func:`stop`), and afterwards asks of every node the
+engine ran (:func:`unasked`):
+
+* did it run on the thread that drives the check? (the check never backpropagates elsewhere)
+* did it run inside one of the check's own requests? The monitor marks each call the check's
+  program makes into ``torch.autograd.graph._engine_run_backward`` (the one Python door to
+  the engine) with no student code above it: a window of time, and the thread's autograd
+  sequence number when it opened;
+* was the node made before that request began? A node made during the request belongs to a
+  graph built while the check's backward ran (the student's ``backward`` starting an engine
+  of its own): a nested run nobody asked for.
+
+A tiny backward of the check's own at the start marks the driving thread and proves, at the
+end, that the profiler session is still the one started here (student code that stops or
+replaces it loses the marker, and the check is charged: failing closed).
+
+The functions here run inside the monitor. They call only C functions the monitor took from
+torch when it was installed, before any student code ran (:func:`capture`), so nothing the
+student replaces later runs inside the monitor; with a torch function or dispatch mode
+pushed (Python code torch would call back), the watch does not start, and says so.
+"""
+from __future__ import annotations
+
+import os
+
+CANARY = "SpecialErfcxBackward0"   # a node no check makes: the canary's own
+_MAX_EVENTS = 200_000
+# Nodes that compute no derivative: they pass gradients on, store them, or stand for an
+# undefined one. Library code calls some directly, outside any backward (gradcheck makes
+# UndefinedGrad nodes), and a backward that computes anything runs other nodes too.
+PASSIVE = ("torch::autograd::UndefinedGrad", "torch::autograd::DelayedError",
+           "torch::autograd::Error", "torch::autograd::GraphRoot",
+           "torch::autograd::AccumulateGrad")
+
+
+def capture():
+    """References to what the watch uses, taken now (before any student code): None when
+    torch is not loaded or lacks the profiler's entry points."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        from torch._C import _autograd as autograd
+        from torch._C import _profiler as profiler
+
+        event = autograd._KinetoEvent
+        refs = {
+            "prepare": autograd._prepare_profiler, "enable": autograd._enable_profiler,
+            "disable": autograd._disable_profiler, "enabled": autograd._profiler_enabled,
+            "sequence_nr": autograd._get_sequence_nr,
+            "config": profiler.ProfilerConfig(profiler.ProfilerState.KINETO, False, False, False,
+                                              False, False, profiler._ExperimentalConfig()),
+            "activities": {profiler.ProfilerActivity.CPU},
+            "scopes": {profiler.RecordScope.BACKWARD_FUNCTION},
+            "events": autograd._ProfilerResult.events,
+            "name": event.name, "start_ns": event.start_ns, "duration_ns": event.duration_ns,
+            "thread": event.start_thread_id, "seq": event.sequence_nr,
+            "canary": torch._C._special.special_erfcx, "ones": torch.ones,
+            "run_backward": torch.autograd.Variable._execution_engine.run_backward,
+            "modes": (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack),
+            "dup": os.dup, "dup2": os.dup2, "open": os.open, "close": os.close,
+            "devnull": os.devnull, "write_only": os.O_WRONLY,
+        }
+    except (ImportError, AttributeError):
+        return None
+    return refs
+
+
+def _quiet(refs, call):
+    """``call()`` with fd 2 pointed at /dev/null: Kineto prints a line to stderr whenever a
+    session starts or stops, which a grading kernel would pass on as the cell's output."""
+    saved = refs["dup"](2)
+    null = refs["open"](refs["devnull"], refs["write_only"])
+    try:
+        refs["dup2"](null, 2)
+        return call()
+    finally:
+        refs["dup2"](saved, 2)
+        refs["close"](null)
+        refs["close"](saved)
+
+
+def start(refs) -> bool:
+    """Start a session for the engine's nodes only, then run the canary (see module docstring).
+    False when a session could not be started (another profiler is running)."""
+    if refs["enabled"]() or refs["modes"][0]() or refs["modes"][1]():
+        return False
+
+    def begin():
+        refs["prepare"](refs["config"], refs["activities"])
+        refs["enable"](refs["config"], refs["activities"], refs["scopes"])
+
+    try:
+        _quiet(refs, begin)
+        # Only the canary's node runs: the leaf's gradient is captured (as torch.autograd.grad
+        # does), and the output's gradient is given.
+        leaf = refs["ones"](1, requires_grad=True)
+        refs["run_backward"]((refs["canary"](leaf),), (refs["ones"](1),), False, False, (leaf,),
+                             False, False)
+    except Exception:  # noqa: BLE001 — no watch: the caller fails closed
+        return False
+    return True
+
+
+def stop(refs):
+    """End the session: ``[(name, start_ns, end_ns, thread, sequence_nr), ...]``, or None when
+    the session was stopped or replaced by someone else (no canary)."""
+    try:
+        if not refs["enabled"]():
+            return None
+        result = _quiet(refs, refs["disable"])
+        events = refs["events"](result)
+    except Exception:  # noqa: BLE001
+        return None
+    found = []
+    for event in events[:_MAX_EVENTS]:
+        begin = refs["start_ns"](event)
+        found.append((refs["name"](event), begin, begin + refs["duration_ns"](event),
+                      refs["thread"](event), refs["seq"](event)))
+    if not any(CANARY in name for name, *_ in found):
+        return None
+    return found
+
+
+def unasked(events, windows) -> list[str]:
+    """What the engine ran that the check's program did not ask for: one line per kind.
+
+    ``events`` as :func:`stop` returns them; ``windows``: ``(start_ns, end_ns, sequence_nr)``
+    of each request the check's own code made (see module docstring)."""
+    canary = [e for e in events if CANARY in e[0]]
+    thread = canary[0][3] if canary else None
+    problems = {}
+    for name, begin, end, where, seq in events:
+        if CANARY in name or name in PASSIVE:
+            continue
+        if where != thread:
+            problems.setdefault("thread", f"ran {name} on another thread")
+            continue
+        inside = [w for w in windows if w[0] <= begin and end <= w[1]]
+        if not inside:
+            problems.setdefault("unasked", f"ran {name}, which the check did not ask for")
+        elif seq >= 0 and seq >= max(inside)[2]:
+            problems.setdefault("nested", f"ran {name} inside the check's backward "
+                                          f"(a graph built while it ran)")
+    return list(problems.values())
