@@ -30,6 +30,7 @@ from .program import _REGISTRY, handed_objects, run_program
 from .targets import for_patterns
 
 _ENGINE_ENTRY = "_engine_run_backward"
+_MODULE_BODY = "<module>"
 
 
 def reason(patterns: set[str]) -> str:
@@ -73,13 +74,19 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
 
     def student_above(frame) -> bool:
         """Student code on the stack from ``frame`` up to the check's run of the answer,
-        inside that run (a call made by whoever runs the check does not count)."""
+        inside that run (a call made by whoever runs the check does not count). A library
+        module's body on the way is an import, which the student's code may set off (torch
+        imports parts of itself at first use): what runs below it is the module's own doing,
+        as the grading monitor rules."""
         student = False
         while frame is not None:
             code = frame.f_code
             if code is stop:
                 return student
-            student = student or kind(code) == monitor.STUDENT
+            found = kind(code)
+            if found == monitor.LIBRARY and code.co_name == _MODULE_BODY:
+                return False
+            student = student or found == monitor.STUDENT
             frame = frame.f_back
         return False
 
@@ -116,7 +123,8 @@ def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
             code = frame.f_code
             found = kind(code)
             if found == monitor.LIBRARY:
-                if code.co_filename.startswith(matcher["files"]):
+                # A module's body is its import, not a call of what it defines.
+                if code.co_name != _MODULE_BODY and code.co_filename.startswith(matcher["files"]):
                     patterns = monitor.match_code(code, matcher)
                     if patterns and student_above(frame.f_back):
                         for pattern in patterns:

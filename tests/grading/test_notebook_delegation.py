@@ -73,3 +73,49 @@ def test_the_notebook_judges_delegation_by_what_runs_during_the_check():
     out = _grade_output(THROUGH_C)
     assert "uses what this exercise asks you to build yourself" in out
     assert "torch.autograd.engine" in out
+
+
+SIGMOID_IMPORTING = '''import sys
+sys.path.insert(0, {folder!r})
+import torch
+
+
+class Sigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        import lazylib  # first use: its import runs torch.nn code, as torch's lazy imports do
+        y = 1 / (1 + torch.exp(-x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+'''
+
+
+@pytest.mark.slow
+def test_a_library_import_the_answer_sets_off_is_the_librarys_doing(tmp_path):
+    """lab03's honest Sigmoid once failed in the notebook: its first autograd.Function call made
+    torch import torch._dynamo, whose import runs torch.nn code. An import is the module's own
+    doing, as at grading; a call of torch.nn from the answer itself still fails."""
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "lazylib.py").write_text(
+        "import torch\n_ONE = torch.nn.functional.relu(torch.ones(1))\n")
+
+    def output(answer):
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_code_cell(answer),
+            nbformat.v4.new_code_cell('from coursekit.grading import grade\n'
+                                      'grade("lab03.sigmoid", Sigmoid)')])
+        NotebookClient(nb, timeout=scaled(120), allow_errors=True,
+                       kernel_name="python3").execute()
+        return "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[1].outputs)
+
+    honest = SIGMOID_IMPORTING.format(folder=str(library))
+    assert "✓ lab03.sigmoid" in output(honest), output(honest)
+    delegating = honest.replace("y = 1 / (1 + torch.exp(-x))", "y = torch.nn.functional.sigmoid(x)")
+    out = output(delegating)
+    assert "uses what this exercise asks you to build yourself" in out and "torch.nn" in out, out
