@@ -271,6 +271,8 @@ def no_grad():
             w1 -= lr * w1.grad
             w2 -= lr * w2.grad''')),
         ("resets only w1's gradient", _edit(_TRAIN, "            w2.grad.zero_()\n", "")),
+        ("keeps each loss as a 0-dim tensor (detached), not a Python float",
+         _edit(_TRAIN, "losses.append(loss.item())", "losses.append(loss.detach())")),
         ("updates out of place outside no_grad: w1 becomes a new non-leaf tensor", '''def train(x, y, w1, w2, lr, steps):
     losses = []
     for _ in range(steps):

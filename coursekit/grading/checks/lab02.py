@@ -553,6 +553,8 @@ TRAIN_HINTS = {
     "losses": "backward() adds into .grad: after each update, reset w1.grad and w2.grad "
               "(w.grad.zero_() or w.grad = None), otherwise every step uses the sum of all "
               "gradients so far",
+    "floats": "losses[t] is a Python float (loss.item()), not a tensor: a tensor in the list "
+              "keeps its device's memory, and its graph unless detached",
     "weights": "update in place under torch.no_grad() (w1 -= lr * w1.grad), so w1 stays the "
                "same leaf tensor, then clear both gradients",
 }
@@ -575,6 +577,14 @@ def train_program(impl, rng):
             return np.asarray([float(v) for v in box["losses"]], dtype=np.float64)
 
         yield Case(f"{label}: losses", run, hint=TRAIN_HINTS["losses"], rtol=1e-6, atol=1e-9)
+
+        def kinds(box=box):
+            if "losses" not in box:
+                raise EarlierStepFailed("skipped: the call to train failed (see losses)")
+            return ["float" if isinstance(v, float) else type(v).__name__
+                    for v in box["losses"]]
+
+        yield Case(f"{label}: each loss a Python float", kinds, hint=TRAIN_HINTS["floats"])
 
         def final(box=box, w1=w1, w2=w2):
             if "losses" not in box:

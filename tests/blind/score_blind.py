@@ -1,0 +1,68 @@
+"""Score the blind corpus (issue 27): answers written from a lab's released text alone, by
+someone who had not read tests/mutants/ or the checks. Prints, per lab, how many wrong answers
+lose points under every secret and how many right answers keep full marks.
+
+    .venv/bin/python tests/blind/score_blind.py [lab_id ...]
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from autograder.mutants import MUTANT_SECRET, Harness  # noqa: E402
+from coursekit import course as manifest  # noqa: E402
+
+SECRETS = (MUTANT_SECRET, "blind-corpus-second-student")
+
+
+def corpus(lab_id: str) -> dict:
+    path = Path(__file__).parent / f"{lab_id}.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"_blind_{lab_id}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {"WRONG": module.WRONG, "RIGHT": module.RIGHT}
+
+
+def main(labs: list[str]) -> int:
+    course = manifest.load_course(REPO)
+    labs = labs or [lab.id for lab in course.labs if corpus(lab.id)]
+    results = {}
+    for lab_id in labs:
+        answers = corpus(lab_id)
+        harnesses = [Harness(course, course.lab(lab_id), secret) for secret in SECRETS]
+        rows = []
+        for kind in ("WRONG", "RIGHT"):
+            for grade_id, variants in answers[kind].items():
+                for index, (label, source) in enumerate(variants):
+                    scores = [h.score(grade_id, source) for h in harnesses]
+                    lost = [s.score < s.max_score - 1e-9 for s in scores]
+                    messages = [c.message.splitlines()[0][:160] for s in scores[:1]
+                                for c in s.checks if not c.passed]
+                    ok = all(lost) if kind == "WRONG" else not any(lost)
+                    rows.append({"kind": kind, "grade_id": grade_id, "index": index,
+                                 "label": label, "ok": ok, "lost": lost,
+                                 "scores": [f"{s.score:g}/{s.max_score:g}" for s in scores],
+                                 "messages": messages})
+                    mark = "ok  " if ok else "MISS"
+                    print(f"{mark} {lab_id} {kind:5} {grade_id}[{index}] {rows[-1]['scores']} "
+                          f"{label}", flush=True)
+        wrong = [r for r in rows if r["kind"] == "WRONG"]
+        right = [r for r in rows if r["kind"] == "RIGHT"]
+        print(f"== {lab_id}: wrong caught {sum(r['ok'] for r in wrong)}/{len(wrong)}, "
+              f"right kept {sum(r['ok'] for r in right)}/{len(right)}", flush=True)
+        results[lab_id] = rows
+    out = REPO / "build" / "blind_scores.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
