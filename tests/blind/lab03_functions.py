@@ -183,34 +183,7 @@ def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
                 print("input", k, "disagrees at", bad.nonzero()[0].tolist())
             return not bool(bad.any())
 '''),
-        ("undoes each perturbation arithmetically (+eps, -2eps, +eps) instead of restoring the saved value: inputs drift by rounding", '''import itertools
-
-
-def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
-    """True if fn's backward agrees with central finite differences for every input that requires grad."""
-    checked = [x for x in inputs if x.requires_grad]
-    if not checked:
-        return True
-    out = fn(*inputs)
-    v = torch.randn_like(out)
-    analytic = torch.autograd.grad(out, checked, v, allow_unused=True)
-    ok = True
-    with torch.no_grad():
-        for k, (x, a) in enumerate(zip(checked, analytic)):
-            a = torch.zeros_like(x) if a is None else a
-            for idx in itertools.product(*[range(s) for s in x.shape]):
-                x[idx] += eps
-                f_plus = (v * fn(*inputs)).sum().item()
-                x[idx] -= 2 * eps
-                f_minus = (v * fn(*inputs)).sum().item()
-                x[idx] += eps                 # back where it was
-                n = (f_plus - f_minus) / (2 * eps)
-                if abs(a[idx].item() - n) > atol + rtol * abs(n):
-                    if ok:
-                        print("input", k, "element", idx, "backward", a[idx].item(), "numerical", n)
-                    ok = False
-    return ok
-'''),
+        
     ],
 }
 
@@ -286,6 +259,34 @@ RIGHT = {
                 print(f"input {k}, element {j}: backward {analytical:.6g}, finite differences {numerical:.6g}")
                 return False
     return True
+'''),
+        ("undoes each perturbation arithmetically (+eps, -2eps, +eps): the text allows drift to rounding (first written as wrong; the text was unclear)", '''import itertools
+
+
+def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """True if fn's backward agrees with central finite differences for every input that requires grad."""
+    checked = [x for x in inputs if x.requires_grad]
+    if not checked:
+        return True
+    out = fn(*inputs)
+    v = torch.randn_like(out)
+    analytic = torch.autograd.grad(out, checked, v, allow_unused=True)
+    ok = True
+    with torch.no_grad():
+        for k, (x, a) in enumerate(zip(checked, analytic)):
+            a = torch.zeros_like(x) if a is None else a
+            for idx in itertools.product(*[range(s) for s in x.shape]):
+                x[idx] += eps
+                f_plus = (v * fn(*inputs)).sum().item()
+                x[idx] -= 2 * eps
+                f_minus = (v * fn(*inputs)).sum().item()
+                x[idx] += eps                 # back where it was
+                n = (f_plus - f_minus) / (2 * eps)
+                if abs(a[idx].item() - n) > atol + rtol * abs(n):
+                    if ok:
+                        print("input", k, "element", idx, "backward", a[idx].item(), "numerical", n)
+                    ok = False
+    return ok
 '''),
     ],
 }

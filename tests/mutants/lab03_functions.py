@@ -220,6 +220,19 @@ MUTANTS = {
 '''),
     ],
     "ck_sigmoid": [
+        ("backward writes into the saved output (y *= 1 - y): the forward's result changes", '''class CkSigmoid(ck.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1 / (1 + np.exp(-x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        y *= 1 - y
+        return grad_output * y
+'''),
         ("backward from the input x", '''class CkSigmoid(ck.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -91,6 +91,9 @@ _SHARDED_ITER = '''
 
 MUTANTS = {
     "batch_sampler": [
+        ("reads the sampler once, in __init__: every pass repeats the first pass's order",
+         _BATCH_SAMPLER_HEAD.replace("self.sampler = sampler", "self.sampler = list(sampler)")
+         + _BATCH_SAMPLER_ITER + _BATCH_SAMPLER_LEN),
         ("always drops the last partial batch, whatever drop_last says", _BATCH_SAMPLER_HEAD + '''
     def __iter__(self):
         batch = []

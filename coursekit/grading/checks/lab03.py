@@ -366,6 +366,8 @@ CK_HINTS = {
     "saved": "save the output with ctx.save_for_backward(y); read it back as (y,) = ctx.saved_tensors",
     "node": "use the Function through CkSigmoid.apply(x): the output's grad_fn is then your "
             "Function's node, with one edge to the input's node",
+    "kept": "the saved array is the output y itself: backward must not write into it (y *= 1 - y "
+            "changes the forward's result); compute grad_output * y * (1 - y) as a new array",
 }
 
 
@@ -425,6 +427,15 @@ def _ck_saved(impl, x: np.ndarray) -> Callable[[], Any]:
     return thunk
 
 
+def _ck_output_kept(impl, x: np.ndarray, g: np.ndarray) -> Callable[[], Any]:
+    def thunk():
+        from coursekit.autograd import Tensor
+        y = impl.apply(_ck_tensor(x, "float64"))
+        y.backward(Tensor(np.array(g, dtype="float64")))
+        return y.data
+    return thunk
+
+
 def _ck_chain(impl, x: np.ndarray, w: np.ndarray) -> Callable[[], Any]:
     """The Function inside a bigger coursekit graph: loss = sum(sigmoid(x @ w) ** 2)."""
     def thunk():
@@ -464,6 +475,10 @@ def ck_sigmoid_program(impl, rng):
                hint=CK_HINTS["node"])
     yield Case("forward saves the output y for backward", _ck_saved(impl, rng.standard_normal(5)),
                hint=CK_HINTS["saved"])
+    shape = _shape(rng)
+    yield Case(f"y keeps its values after y.backward(grad_output) ({shape}, float64)",
+               _ck_output_kept(impl, rng.standard_normal(shape), rng.standard_normal(shape)),
+               hint=CK_HINTS["kept"])
     n, d, k = (int(v) for v in rng.integers(2, 6, size=3))
     yield Case(f"inside a graph: grads of sum(sigmoid(x @ w) ** 2), x {(n, d)}, w {(d, k)}",
                _ck_chain(impl, rng.standard_normal((n, d)), rng.standard_normal((d, k))),

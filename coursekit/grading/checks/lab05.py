@@ -126,6 +126,22 @@ class _NonNegative:
         return len(self.inner)
 
 
+@handed  # the check's program hands it to the student's code
+class _Reshuffled:
+    """A sampler that, like a shuffling one, gives a new order at every pass."""
+
+    def __init__(self, orders: list[list[int]]):
+        self.orders, self.passes = orders, 0
+
+    def __iter__(self):
+        order = self.orders[self.passes % len(self.orders)]
+        self.passes += 1
+        return iter(order)
+
+    def __len__(self):
+        return len(self.orders[0])
+
+
 def _rows(rng, n: int, dim: int) -> _Rows:
     features = rng.standard_normal((n, dim)).astype(np.float32)
     # Encode the index in the features so a student sees *which* sample came.
@@ -194,6 +210,18 @@ def batch_sampler_program(impl: Any, rng):
                         "len() counts the batches an epoch yields (round up, or down with "
                         "drop_last); iterating twice gives the batches twice",
                    names=("batches", "batches when iterated again", "len"))
+    # A sampler whose order changes between passes: each pass reads the sampler anew.
+    n, batch_size = int(rng.integers(7, 20)), int(rng.integers(2, 6))
+    orders = [[int(i) for i in rng.permutation(n)] for _ in range(2)]
+
+    def two_passes(orders=orders, batch_size=batch_size):
+        sampler = impl(_Reshuffled(orders), batch_size, False)
+        return [list(map(int, b)) for b in sampler], [list(map(int, b)) for b in sampler]
+
+    yield Case(f"a sampler with a new order at each pass ({n} indices, batch_size={batch_size})",
+               two_passes, hint="iterate over the sampler at every pass (in __iter__), not once "
+                                "in __init__: a shuffling sampler gives a new order each time",
+               names=("first pass", "second pass"))
     yield Case("batch_size=0 raises ValueError", lambda: impl(range(5), 0, False),
                hint="reject a batch_size that is not a positive integer with ValueError")
     for bad in (2.0, -1):  # planted: a float and a negative integer

@@ -1,0 +1,48 @@
+"""The blind corpus (issue 27): answers written from each released notebook's text alone, by
+someone who had not read tests/mutants/ or the checks. Every wrong one loses points; every right
+one keeps full marks. ``python tests/blind/score_blind.py`` scores them under a second secret
+too and prints the figures per lab."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from autograder.mutants import Harness
+from coursekit import course as manifest
+from score_blind import corpus
+
+REPO = Path(__file__).resolve().parents[2]
+COURSE = manifest.load_course(REPO)
+LABS = [lab.id for lab in COURSE.labs if corpus(lab.id)]
+
+
+@lru_cache(maxsize=None)
+def harness(lab_id: str) -> Harness:
+    return Harness(COURSE, COURSE.lab(lab_id))
+
+
+def _answers(kind: str) -> list[tuple]:
+    return [(lab, grade_id, index, label) for lab in LABS
+            for grade_id, variants in corpus(lab)[kind].items()
+            for index, (label, _) in enumerate(variants)]
+
+
+WRONG, RIGHT = _answers("WRONG"), _answers("RIGHT")
+
+
+@pytest.mark.parametrize("lab_id, grade_id, index, label", WRONG,
+                         ids=[f"{a[0]}-{a[1]}-{a[2]}" for a in WRONG])
+def test_blind_wrong_answer_loses_points(lab_id, grade_id, index, label):
+    cell = harness(lab_id).score(grade_id, corpus(lab_id)["WRONG"][grade_id][index][1])
+    assert cell.score < cell.max_score - 1e-9, (
+        f"{lab_id}/{grade_id}: '{label}' keeps all {cell.max_score:g} points")
+
+
+@pytest.mark.parametrize("lab_id, grade_id, index, label", RIGHT,
+                         ids=[f"{a[0]}-{a[1]}-{a[2]}" for a in RIGHT])
+def test_blind_right_answer_keeps_full_marks(lab_id, grade_id, index, label):
+    cell = harness(lab_id).score(grade_id, corpus(lab_id)["RIGHT"][grade_id][index][1])
+    assert cell.score == pytest.approx(cell.max_score), (
+        label, [(c.name, c.message) for c in cell.checks if not c.passed])
