@@ -27,7 +27,8 @@ def corpus(lab_id: str) -> dict:
     spec = importlib.util.spec_from_file_location(f"_blind_{lab_id}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return {"WRONG": module.WRONG, "RIGHT": module.RIGHT}
+    return {"WRONG": module.WRONG, "RIGHT": module.RIGHT,
+            "SURVIVORS": getattr(module, "SURVIVORS", {})}
 
 
 def main(labs: list[str]) -> int:

@@ -23,25 +23,33 @@ def harness(lab_id: str) -> Harness:
     return Harness(COURSE, COURSE.lab(lab_id))
 
 
-def _answers(kind: str) -> list[tuple]:
-    return [(lab, grade_id, index, label) for lab in LABS
-            for grade_id, variants in corpus(lab)[kind].items()
-            for index, (label, _) in enumerate(variants)]
+def _answers(kind: str) -> list:
+    """Every answer of that kind; a wrong one the checks still miss (its lab file's
+    ``SURVIVORS``, with the reason) is a strict expected failure: the day a check catches it,
+    the marker must go."""
+    cases = []
+    for lab in LABS:
+        survivors = corpus(lab).get("SURVIVORS", {}) if kind == "WRONG" else {}
+        for grade_id, variants in corpus(lab)[kind].items():
+            for index, (label, _) in enumerate(variants):
+                why = survivors.get((grade_id, index))
+                marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+                cases.append(pytest.param(lab, grade_id, index, label, marks=marks,
+                                          id=f"{lab}-{grade_id}-{index}"))
+    return cases
 
 
 WRONG, RIGHT = _answers("WRONG"), _answers("RIGHT")
 
 
-@pytest.mark.parametrize("lab_id, grade_id, index, label", WRONG,
-                         ids=[f"{a[0]}-{a[1]}-{a[2]}" for a in WRONG])
+@pytest.mark.parametrize("lab_id, grade_id, index, label", WRONG)
 def test_blind_wrong_answer_loses_points(lab_id, grade_id, index, label):
     cell = harness(lab_id).score(grade_id, corpus(lab_id)["WRONG"][grade_id][index][1])
     assert cell.score < cell.max_score - 1e-9, (
         f"{lab_id}/{grade_id}: '{label}' keeps all {cell.max_score:g} points")
 
 
-@pytest.mark.parametrize("lab_id, grade_id, index, label", RIGHT,
-                         ids=[f"{a[0]}-{a[1]}-{a[2]}" for a in RIGHT])
+@pytest.mark.parametrize("lab_id, grade_id, index, label", RIGHT)
 def test_blind_right_answer_keeps_full_marks(lab_id, grade_id, index, label):
     cell = harness(lab_id).score(grade_id, corpus(lab_id)["RIGHT"][grade_id][index][1])
     assert cell.score == pytest.approx(cell.max_score), (

@@ -312,6 +312,14 @@ MUTANTS = {
         ("forgets model.eval(): dropout and batch statistics stay on", _PREDICT_HEAD + '''    with torch.inference_mode():
         return torch.cat([model(x[i:i + batch_size]) for i in range(0, len(x), batch_size)])
 '''),
+        ("restores the mode only when every forward pass succeeds (no finally)",
+         _PREDICT_HEAD + '''    was_training = model.training
+    model.eval()
+    with torch.inference_mode():
+        out = torch.cat([model(x[i:i + batch_size]) for i in range(0, len(x), batch_size)])
+    model.train(was_training)
+    return out
+'''),
         ("leaves the model in eval mode", _PREDICT_HEAD + '''    model.eval()
     with torch.inference_mode():
         return torch.cat([model(x[i:i + batch_size]) for i in range(0, len(x), batch_size)])

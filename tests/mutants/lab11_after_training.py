@@ -257,6 +257,15 @@ def batchnorm_eval(model):
     for name, parameter in model.named_parameters():
         (head_params if name.startswith(head + ".") else body).append(parameter)
     return [{"params": body, "lr": lr}, {"params": head_params, "lr": head_lr}]''')),
+        ("leaves the frozen parameters out of the body only: the head's stay in",
+         _GROUPS.format(body='''\
+    body, head_params = [], []
+    for name, parameter in model.named_parameters():
+        if name.startswith(head + "."):
+            head_params.append(parameter)
+        elif parameter.requires_grad:
+            body.append(parameter)
+    return [{"params": body, "lr": lr}, {"params": head_params, "lr": head_lr}]''')),
         ("finds the head by substring: fc_norm and pre_classifier join it",
          _GROUPS.format(body='''\
     body, head_params = [], []

@@ -581,6 +581,28 @@ def _predict_case(impl, values, rows, batch_size, training, device, default):
             "model.training afterwards": bool(model.training)}
 
 
+def _predict_raising(impl, values, batch_size):
+    """The model's mode after a call whose second forward pass raises (the error is planted)."""
+    import torch
+
+    model = _predict_model(values, "cpu")
+    model.train(True)
+    calls = []
+
+    def fail_second(module, inputs, output):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("a forward pass failed (planted by the check)")
+
+    model.register_forward_hook(fail_second)
+    x = torch.from_numpy(values["x"][:3 * batch_size])
+    try:
+        impl(model, x, batch_size=batch_size)
+    except RuntimeError:
+        pass
+    return bool(model.training)
+
+
 _PREDICT_HINTS = {
     "output": "model.eval() (dropout off, BatchNorm on its running statistics), then the forward "
               "passes of x[i:i + batch_size], in order, joined with torch.cat",
@@ -597,6 +619,8 @@ _PREDICT_HINTS = {
     "model.training afterwards": "afterwards put the model back in the mode it was in "
                                  "(was_training = model.training; ...; model.train(was_training)), "
                                  "in a finally block",
+    "raised": "put the model back in its mode in a finally block: here the second forward pass "
+              "raised, and the model stayed in eval mode",
 }
 
 
@@ -652,6 +676,10 @@ def predict_program(impl: Any, rng):
         yield Case(f"{what}, in each of the {len(trials)} calls above",
                    lambda key=key: _predict_property(boxes, key),
                    hint=_PREDICT_HINTS[key])
+    yield Case(f"a forward pass raises (the second of 3, batch_size={batch_size}, model in "
+               "train mode): the model's mode afterwards",
+               lambda: _predict_raising(impl, values, batch_size), hint=_PREDICT_HINTS["raised"],
+               names=("model.training afterwards",))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -509,7 +509,7 @@ def param_groups_program(impl: Any, rng):
     hint = ("return [{'params': [...], 'lr': lr}, {'params': [...], 'lr': head_lr}]: the head's "
             "parameters are those whose name starts with head + '.' (fc_norm is not fc); leave "
             "out every parameter with requires_grad False; no parameter in two groups")
-    for trial in range(4):
+    for trial in range(5):
         head, sibling = _HEADS[int(rng.integers(0, len(_HEADS)))]
         n_features = int(rng.integers(3, 7))
         build = _backbone(rng, n_features, head, sibling)
@@ -520,6 +520,8 @@ def param_groups_program(impl: Any, rng):
             frozen = lambda name, head=head: not name.startswith(head + ".")  # noqa: E731
         elif trial == 3:  # everything trains
             frozen = lambda name: False  # noqa: E731
+        elif trial == 4:  # the stem and the head's bias frozen: the head has a frozen parameter
+            frozen = lambda name, head=head: name.startswith("stem.") or name == f"{head}.bias"  # noqa: E731
         else:             # the stem and the first feature layers frozen
             cut = int(rng.integers(1, n_features))
             frozen = lambda name, cut=cut: name.startswith("stem.") or (  # noqa: E731
