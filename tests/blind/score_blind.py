@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+# As in tests/conftest.py: JAX reads XLA_FLAGS once, at its first import, and lab08's
+# data-parallel checks need two host devices whichever lab imports JAX first.
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                               + " --xla_force_host_platform_device_count=2").strip()
 
 from autograder.mutants import MUTANT_SECRET, Harness  # noqa: E402
 from coursekit import course as manifest  # noqa: E402
