@@ -2,18 +2,7 @@
 
 WRONG = {
     "data_parallel": [
-        ("strided shard x[rank::world_size]: right average, wrong rows per rank", '''def data_parallel_grads(model, x, y, loss_fn):
-    """This rank's shard, its loss and backward, gradients averaged over the ranks."""
-    rank, world_size = dist.get_rank(), dist.get_world_size()
-    x_shard, y_shard = x[rank::world_size], y[rank::world_size]
-    loss_fn(model(x_shard), y_shard).backward()
-    for p in model.parameters():
-        if p.grad is None:
-            continue
-        dist.all_reduce(p.grad)
-        p.grad /= world_size
-    return [p.grad for p in model.parameters()]
-'''),
+        
         ("a frozen parameter gets a zero gradient so that every rank all-reduces the same list", '''def data_parallel_grads(model, x, y, loss_fn):
     """This rank's shard, its loss and backward, gradients averaged over the ranks."""
     rank, world_size = dist.get_rank(), dist.get_world_size()
@@ -224,6 +213,18 @@ RIGHT = {
             p.grad.div_(world_size)
     return [p.grad for p in model.parameters()]
 '''),
+        ("strided shard x[rank::world_size]: the same average (first written as wrong; the text now says any equal split is fine, as an honest alternative had it)", '''def data_parallel_grads(model, x, y, loss_fn):
+    """This rank's shard, its loss and backward, gradients averaged over the ranks."""
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    x_shard, y_shard = x[rank::world_size], y[rank::world_size]
+    loss_fn(model(x_shard), y_shard).backward()
+    for p in model.parameters():
+        if p.grad is None:
+            continue
+        dist.all_reduce(p.grad)
+        p.grad /= world_size
+    return [p.grad for p in model.parameters()]
+'''),
     ],
     "ring_all_reduce": [
         ("one exchange helper with irecv and isend both asynchronous, waited together", '''def ring_all_reduce(tensor):
@@ -273,8 +274,6 @@ RIGHT = {
 
 # Wrong answers the checks still miss: strict expected failures in test_blind.py (issue 27).
 SURVIVORS = {
-    ('data_parallel', 0): (
-        "a survivor: the text says rank r takes x.chunk(world_size)[rank]; a strided shard x[rank::world_size] gives the same averaged gradient and keeps full marks, so the check's 'rows each rank saw' property does not compare which rows (not yet diagnosed)"),
     ('ring_all_reduce', 2): (
         "a survivor: the text says to send chunks in the tensor's own dtype and the check counts 'the bytes each rank sent', but chunks upcast to float64 keep full marks (not yet diagnosed: the count may be in elements)"),
 }
