@@ -223,8 +223,3 @@ def predict_jit_calls(events, scale=1.0):
     ],
 }
 
-# Wrong answers the checks still miss: strict expected failures in test_blind.py (issue 27).
-SURVIVORS = {
-    ('time_jit', 0): (
-        "a survivor: the text says compiled = jit(f), once; the check's pretend jit compiles only on a function's first call and does not count how often jit is applied, so re-applying jit before every call keeps full marks"),
-}

@@ -192,6 +192,16 @@ def dropout_masks(key, steps, shape, keep_prob):
     return out''')),
     ],
     "time_jit": [
+        ("applies jit again before every call instead of once", _TIME_JIT.format(body='''    start = clock()
+    jit(f)(x).block_until_ready()
+    first = clock() - start
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        jit(f)(x).block_until_ready()
+        times.append(clock() - start)
+    steady = statistics.median(times)
+    return {"first_call_s": first, "steady_s": steady, "compile_s": first - steady}''')),
         ("no block_until_ready: times the dispatch, not the work", _TIME_JIT.format(body='''    compiled = jit(f)
     start = clock()
     compiled(x)

@@ -394,12 +394,15 @@ class _FakeAccelerator:
         self.synchronous = synchronous   # a call returns only once its work is done
         self.now = self.busy_until = 0.0
         self.calls = 0
+        self.jits = 0   # how often jit itself was applied
         self.compiled: set[int] = set()
 
     def clock(self) -> float:
         return self.now
 
     def jit(self, f):
+        self.jits += 1
+
         def compiled(*args):
             if id(f) not in self.compiled:
                 self.compiled.add(id(f))
@@ -435,6 +438,13 @@ def _run_fake(impl, compile_s, durations, repeats=None, synchronous=False,
     kwargs = {} if repeats is None else {"repeats": repeats}
     got = impl(lambda x: x, 0.0, clock=device.clock, jit=device.jit, **kwargs)
     return ({k: float(got[k]) for k in keys}, device.calls)
+
+
+def _jit_applications(impl, repeats: int) -> int:
+    """How often ``impl`` applies ``jit`` in one run on the pretend accelerator."""
+    device = _FakeAccelerator(0.1, [1e-3] * (repeats + 1))
+    impl(lambda x: x, 0.0, clock=device.clock, jit=device.jit, repeats=repeats)
+    return device.jits
 
 
 _TIME_NAMES = ("returned times", "number of calls")
@@ -473,6 +483,11 @@ def time_jit_program(impl: Any, rng):
                hint="steady_s is the median of the timed calls (statistics.median), not their "
                     "mean: one interrupted call must not move it", rtol=1e-9, atol=1e-12,
                names=_TIME_NAMES)
+    repeats = int(rng.integers(3, 9))
+    yield Case(f"jit(f) is applied once ({repeats} repeats)",
+               lambda r=repeats: _jit_applications(impl, r), names=("calls of jit",),
+               hint="compiled = jit(f), once, before the first call: every later call uses "
+                    "that compiled function (applying jit again before each call re-creates it)")
     durations = list(rng.uniform(1e-3, 5e-3, size=12))
     yield Case("defaults: time_jit(f, x, clock=..., jit=...) times 10 steady calls (calls that "
                "wait for their work)",
