@@ -598,8 +598,9 @@ def _predict_raising(impl, values, batch_size):
     x = torch.from_numpy(values["x"][:3 * batch_size])
     try:
         impl(model, x, batch_size=batch_size)
-    except RuntimeError:
-        pass
+    except RuntimeError as error:  # NotImplementedError is one too: only the planted is expected
+        if calls != [1, 1] or "planted by the check" not in str(error):
+            raise
     return bool(model.training)
 
 
