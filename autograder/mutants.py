@@ -25,6 +25,7 @@ import importlib.util
 import io
 import json
 import linecache
+import os
 import sys
 import warnings
 from dataclasses import dataclass
@@ -105,9 +106,6 @@ class Harness:
         self.source = lab_cells.load(course.source_notebook(lab))
         self.release = lab_cells.split(release_notebook(course, lab, self.source.nb))
         self.setup = [c for c in self.source.cells if c.role == SETUP]
-        # The reference's run on a seed, kept for every variant scored here: the reference is
-        # the same for all of them, and re-running it was half the time of every score.
-        self._reference_runs: dict[tuple[str, int], tuple] = {}
 
     @property
     def answers(self) -> list[LabCell]:
@@ -147,6 +145,17 @@ class Harness:
         return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=delegated,
                                  reason_if_missing="the checks cell raised before this call")
 
+    def _reference_run(self, check_name: str, seed: int) -> tuple:
+        """The reference's run on ``seed``, kept for every variant this harness scores: the
+        reference is the same for all of them, and re-running it was a third of every score.
+        Kept per device too (``$COURSEKIT_DEVICE``): the GPU check scores one harness on
+        several. Made on first use, so that a subclass's own ``__init__`` needs nothing."""
+        runs = self.__dict__.setdefault("_reference_runs", {})
+        key = (check_name, seed, os.environ.get("COURSEKIT_DEVICE"))
+        if key not in runs:
+            runs[key] = reference_run(check_name, seed)
+        return runs[key]
+
     def seed(self, check: str, hidden: bool) -> int:
         return hidden_seed(check, self.secret, "mutant") if hidden else public_seed(check)
 
@@ -162,9 +171,7 @@ class Harness:
 
         def drive(check_name, impl, *, hidden=False):
             seed = self.seed(check_name, hidden)
-            if (check_name, seed) not in self._reference_runs:
-                self._reference_runs[(check_name, seed)] = reference_run(check_name, seed)
-            expected, tape = self._reference_runs[(check_name, seed)]
+            expected, tape = self._reference_run(check_name, seed)
             # Through JSON, as the tape travels to a grading kernel.
             sent = tapes.load(json.loads(json.dumps(tapes.dump(tape))))
             check = get_check(check_name)
