@@ -197,8 +197,9 @@ def test_a_torch_cat_after_inference_mode_loses_one_property_and_is_told_why():
 '''
     cell = _graded("lab09_performance", "predict", code)
     text = _text(cell)
-    # One property among five trials' values and three more properties: 1/9 of the points.
-    assert cell.score == pytest.approx(cell.max_score * 8 / 9)
+    # One case among ten (five trials' values, four properties over them, the mode after a
+    # raising call): 1/10 of the points.
+    assert cell.score == pytest.approx(cell.max_score * 9 / 10)
     assert "torch.cat inside" in text and "inference tensor" in text
 
 
