@@ -119,3 +119,29 @@ def test_a_library_import_the_answer_sets_off_is_the_librarys_doing(tmp_path):
     delegating = honest.replace("y = 1 / (1 + torch.exp(-x))", "y = torch.nn.functional.sigmoid(x)")
     out = output(delegating)
     assert "uses what this exercise asks you to build yourself" in out and "torch.nn" in out, out
+
+
+@pytest.mark.slow
+def test_a_module_body_of_the_students_own_launders_nothing(tmp_path):
+    """Attack on the rule above: the answer writes its own module, whose body makes the
+    forbidden call, and imports it while the check runs. Only a library's module body is the
+    library's doing; a student's file is the student's code, body and all."""
+    own = tmp_path / "helper_own"
+    own.mkdir()
+    (own / "launder.py").write_text(
+        "import builtins, torch\nbuiltins._laundered = torch.nn.functional.sigmoid(builtins._x)\n")
+    answer = SIGMOID_IMPORTING.format(folder=str(own)).replace(
+        """        import lazylib  # first use: its import runs torch.nn code, as torch's lazy imports do
+        y = 1 / (1 + torch.exp(-x))""",
+        """        import builtins, importlib, sys
+        builtins._x = x
+        sys.modules.pop("launder", None)
+        importlib.import_module("launder")
+        y = builtins._laundered""")
+    assert "launder" in answer
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(answer),
+        nbformat.v4.new_code_cell('from coursekit.grading import grade\ngrade("lab03.sigmoid", Sigmoid)')])
+    NotebookClient(nb, timeout=scaled(120), allow_errors=True, kernel_name="python3").execute()
+    out = "".join(o.get("text", "") + o.get("evalue", "") for o in nb.cells[1].outputs)
+    assert "uses what this exercise asks you to build yourself" in out and "torch.nn" in out, out
