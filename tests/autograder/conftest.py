@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from autograder.demo import demo_class
 from coursekit import course as manifest
 from autograder.pipeline.autograde import Overrides, autograde
+from autograder.publish.bundle import build_bundle
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
@@ -39,6 +41,32 @@ def make_fixture_course(target: Path) -> manifest.Course:
     for lab in course.labs:
         write_release(course, lab)
     return course
+
+
+BEFORE_ANY_REVEAL = date(2000, 1, 1)
+
+
+def _build_unrevealed_bundle(root: Path) -> dict:
+    built = build_bundle(manifest.load_course(REPO), root, today=BEFORE_ANY_REVEAL)
+    return {"labs": list(built.labs), "held_back": built.held_back, "stubbed": built.stubbed}
+
+
+@pytest.fixture
+def unrevealed_build(once) -> tuple[Path, dict]:
+    """This repository's student bundle with nothing revealed (read only: copy it to change
+    it), and what the build reported. Built once per test run: a build records every lab's
+    visible checks (about a minute), and every test of a bundle before any reveal needs the
+    same one."""
+    info = once("unrevealed-bundle-build", _build_unrevealed_bundle)
+    return Path(info.pop("root")), info
+
+
+@pytest.fixture
+def unrevealed_bundle(unrevealed_build, tmp_path) -> tuple[Path, dict]:
+    """A copy of :func:`unrevealed_build` in the test's own folder, which it may write to."""
+    out = tmp_path / "students"
+    shutil.copytree(unrevealed_build[0], out, symlinks=True)
+    return out, unrevealed_build[1]
 
 
 @pytest.fixture

@@ -9,27 +9,25 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from coursekit import course as manifest
-from autograder.publish.bundle import MIN_SOLUTION_TEXT, build_bundle, forbidden_texts, scan
+from autograder.publish.bundle import MIN_SOLUTION_TEXT, forbidden_texts, scan
+from conftest import BEFORE_ANY_REVEAL
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
-BEFORE_ANY_REVEAL = date(2000, 1, 1)
 
 
-def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
-    out = tmp_path / "students"
-    built = build_bundle(COURSE, out, today=BEFORE_ANY_REVEAL)
+def test_bundle_holds_no_answers_and_its_visible_checks_run(unrevealed_bundle):
+    out, built = unrevealed_bundle
     assert (out / "notebooks" / "lab02_autograd" / "lab02_autograd.ipynb").exists()
     assert not (out / "solutions").exists() and not (out / "course" / ".secret").exists()
     assert scan(out, COURSE, BEFORE_ANY_REVEAL) == []
-    assert "coursekit/autograd" in built.stubbed
+    assert "coursekit/autograd" in built["stubbed"]
     # The scan is real: a pasted reference is found.
     leak = out / "notebooks" / "leak.py"
     leak.write_text((REPO / "coursekit" / "autograd" / "engine.py").read_text())
@@ -38,7 +36,7 @@ def test_bundle_holds_no_answers_and_its_visible_checks_run(tmp_path):
     # Answers are found by content, declared or not: lab10's answers are stubbed (it declares
     # them now), and a solution region renamed and reformatted, pasted in a library file,
     # is found though no lab lists that file.
-    assert "coursekit/distributed/ring.py" in built.stubbed
+    assert "coursekit/distributed/ring.py" in built["stubbed"]
     stub = (out / "coursekit" / "distributed" / "ring.py").read_text()
     assert "the reference answer of lab10_distributed" in stub and "isend" not in stub
     region = COURSE.source_notebook(COURSE.lab("lab10_distributed")).read_text()
@@ -104,11 +102,10 @@ def test_builds_on_must_name_an_earlier_lab(tmp_path):
         manifest.load_course(tmp_path)
 
 
-def test_a_named_reveal_stubs_that_definition_only(tmp_path):
+def test_a_named_reveal_stubs_that_definition_only(unrevealed_bundle, tmp_path):
     """lab05 reveals BatchSampler, not the sampler module: the samplers its checks and given
     code use stay real, the answer's counterpart raises NotRevealedError on use."""
-    out = tmp_path / "students"
-    build_bundle(COURSE, out, today=BEFORE_ANY_REVEAL)
+    out, _ = unrevealed_bundle
     code = ("import coursekit.data as d\n"
             "from coursekit._unrevealed import NotRevealedError\n"
             "assert len(list(d.WeightedRandomSampler([1.0, 2.0], 5, generator=0))) == 5\n"

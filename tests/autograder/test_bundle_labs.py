@@ -17,18 +17,17 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from coursekit import course as manifest
 from autograder.publish.bundle import build_bundle
+from conftest import BEFORE_ANY_REVEAL
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
-BEFORE_ANY_REVEAL = date(2000, 1, 1)
 HELD_BACK = {lab.id for lab in COURSE.labs if lab.builds_on}
 pytestmark = pytest.mark.slow
 
@@ -91,20 +90,43 @@ def _all_visible_checks_pass(report: str) -> bool:
     return bool(summary) and summary.group(1) == summary.group(2) and "✗" not in report
 
 
-def _build_unrevealed(root: Path) -> dict:
-    built = build_bundle(COURSE, root / "students", today=BEFORE_ANY_REVEAL)
+def _deps(root: Path) -> dict:
     # A folder named site-packages, as a student's own `make setup` installs them: the grading
     # monitor in the kernel loads compiled code (.pyc) only from the Python installation and
     # the site-packages folders on sys.path, and refused every import from elsewhere.
-    deps = _third_party(root / "third-party" / "site-packages")
-    return {"labs": list(built.labs), "held_back": built.held_back, "out": str(built.out),
-            "python": str(_set_up(root / "students", deps)), "deps": str(deps)}
+    return {"deps": str(_third_party(root / "site-packages"))}
 
 
 @pytest.fixture
-def unrevealed(once) -> dict:
-    """The bundle with nothing revealed, built and installed once per test run."""
-    return once("unrevealed-bundle", _build_unrevealed)
+def unrevealed(once, unrevealed_build) -> dict:
+    """The bundle with nothing revealed, set up by its own ``make setup`` once per test run."""
+    deps = once("third-party-packages", _deps)["deps"]
+
+    def set_up(root: Path) -> dict:
+        shutil.copytree(unrevealed_build[0], root, symlinks=True)
+        return {**unrevealed_build[1], "python": str(_set_up(root, Path(deps))), "deps": deps}
+
+    info = once("unrevealed-bundle-set-up", set_up)
+    return {**info, "out": info["root"]}
+
+
+# Every lab held back waits for lab02's answers: one bundle with those revealed serves them all.
+REVEALED_FOR_HELD_BACK = sorted({need for lab in HELD_BACK for need in COURSE.lab(lab).builds_on})
+
+
+@pytest.fixture
+def revealed(once, unrevealed) -> dict:
+    """The bundle once what the held-back labs build on is revealed, set up once per run."""
+    def build(root: Path) -> dict:
+        opened = dataclasses.replace(COURSE, labs=tuple(
+            dataclasses.replace(each, reveal_after=BEFORE_ANY_REVEAL)
+            if each.id in REVEALED_FOR_HELD_BACK else each for each in COURSE.labs))
+        later = build_bundle(opened, root, today=BEFORE_ANY_REVEAL)
+        return {"labs": list(later.labs), "held_back": later.held_back,
+                "python": str(_set_up(later.out, Path(unrevealed["deps"])))}
+
+    info = once("revealed-bundle-set-up", build)
+    return {**info, "out": info["root"]}
 
 
 @pytest.mark.parametrize("lab_id", [lab.id for lab in COURSE.labs if lab.id not in HELD_BACK])
@@ -117,7 +139,7 @@ def test_every_visible_check_passes_in_the_installed_student_build(unrevealed, t
 
 @pytest.mark.parametrize("lab_id", sorted(HELD_BACK))
 def test_a_lab_that_builds_on_an_unrevealed_answer_arrives_once_it_is_revealed(
-        unrevealed, tmp_path, lab_id):
+        unrevealed, revealed, tmp_path, lab_id):
     lab = COURSE.lab(lab_id)
     assert lab_id not in unrevealed["labs"]
     assert unrevealed["held_back"][lab_id] == list(lab.builds_on)
@@ -125,11 +147,7 @@ def test_a_lab_that_builds_on_an_unrevealed_answer_arrives_once_it_is_revealed(
     assert f"`{lab_id}` | arrives once {', '.join(lab.builds_on)} is revealed" in readme
 
     # Reveal what it builds on: the lab is handed out, and its solution passes there.
-    opened = dataclasses.replace(COURSE, labs=tuple(
-        dataclasses.replace(each, reveal_after=BEFORE_ANY_REVEAL) if each.id in lab.builds_on
-        else each for each in COURSE.labs))
-    later = build_bundle(opened, tmp_path / "students", today=BEFORE_ANY_REVEAL)
-    assert lab_id in later.labs and not later.held_back.get(lab_id)
-    python = _set_up(later.out, Path(unrevealed["deps"]))
-    report = _validate(later.out, python, lab, tmp_path)
+    assert set(lab.builds_on) <= set(REVEALED_FOR_HELD_BACK)
+    assert lab_id in revealed["labs"] and not revealed["held_back"].get(lab_id)
+    report = _validate(Path(revealed["out"]), Path(revealed["python"]), lab, tmp_path)
     assert _all_visible_checks_pass(report), report
