@@ -38,6 +38,7 @@ from coursekit.grading.seeds import hidden_seed, public_seed
 from coursekit.grading import tape as tapes
 from coursekit.grading.tape import TapeRng
 from coursekit.grading.verdict import observed, reference_run
+from coursekit.grading.warm import warm_up_for
 
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
@@ -175,6 +176,7 @@ class Harness:
             # Through JSON, as the tape travels to a grading kernel.
             sent = tapes.load(json.loads(json.dumps(tapes.dump(tape))))
             check = get_check(check_name)
+            warm_up_for(check)   # as a grading kernel does before its monitor
             with watching(check.forbid, impl) as seen:  # the monitor's rule, in-process
                 observations = run_program(check, impl, rng=TapeRng(sent))
             if seen:

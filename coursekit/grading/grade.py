@@ -20,6 +20,7 @@ from .program import get_check, run_program
 from .report import format_check, not_implemented
 from .seeds import seed_for
 from .verdict import judge_expected, observed, reference_cases
+from .warm import warm_up_for
 from .watch import reason as delegation_reason
 from .watch import watching
 
@@ -61,6 +62,10 @@ def grade(check_name: str, impl: Any, *, hidden: bool = False) -> None:
         return
     check = get_check(check_name)
     seed = seed_for(check_name, hidden)
+    try:
+        warm_up_for(check)
+    except Exception:  # noqa: BLE001 — a warm-up only saves time; the check says what fails
+        pass
     with watching(check.forbid, impl) as delegated:
         observations = run_program(check, impl, seed)
     expected = _AHEAD.pop((check_name, seed), None) or reference_cases(check_name, seed)

@@ -21,6 +21,7 @@ import threading
 
 from coursekit.grading import keyrings, monitor
 from coursekit.grading.program import get_check
+from coursekit.grading.warm import warm_up_for
 
 PRELOAD_ENV = "COURSEKIT_PRELOAD"
 PRELOAD_CHECKS_ENV = "COURSEKIT_PRELOAD_CHECKS"
@@ -38,16 +39,12 @@ def preload(source: str, checks: list[str] = ()) -> None:
             exec(compile(source, "<coursekit preload>", "exec"), {"__name__": "__preload__"})
         except Exception:  # noqa: BLE001 — the setup cell will raise it where it is seen
             pass
-        warmed = set()
         for name in checks:
             try:
                 check = get_check(name)
                 if monitor.ENGINE_TARGET in check.forbid:
                     import torch  # noqa: F401 — the monitor watches its engine from install on
-                module = sys.modules[check.program.__module__]
-                if module not in warmed:
-                    warmed.add(module)
-                    getattr(module, "warm_up", lambda: None)()
+                warm_up_for(check)
             except Exception:  # noqa: BLE001 — the check itself will fail where it is seen
                 pass
 
