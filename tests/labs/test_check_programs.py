@@ -1,13 +1,10 @@
 """Every lab's check programs, beyond what the shared mutant suite (tests/mutants) proves.
 
-The mutant suite scores each wrong answer against one grade secret. Here the same in-process
-harness (:class:`autograder.mutants.Harness`) runs under several more secrets, each standing
-for another student's hidden seeds:
+The mutant suite proves each wrong answer loses points under every grade secret. Here the same
+in-process harness (:class:`autograder.mutants.Harness`) runs right answers under several
+secrets, each standing for another student's hidden seeds:
 
 * the solution gets full marks under every secret, so the checks do not flake;
-* every mutant loses points under one more secret, so a second student's hidden seeds do not
-  let it through either (a third secret per mutant cost the suite about five minutes, and the
-  right answers below carry the risk that matters more: an honest student losing points);
 * every right answer written differently (``ALTERNATIVES`` in ``tests/mutants/<lab>.py``)
   keeps full marks, so the checks are not fitted to one way of writing the answer.
 """
@@ -25,7 +22,6 @@ REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
 LABS = [lab.id for lab in COURSE.labs]
 SECRETS = ("student-a", "student-b")
-MUTANT_SECRET = SECRETS[0]
 
 
 @lru_cache(maxsize=None)
@@ -44,7 +40,6 @@ def _failures(cell) -> list[str]:
 
 
 ANSWERS = [(lab, cell.grade_id) for lab in LABS for cell in harness(lab, SECRETS[0]).answers]
-MUTANTS = _variants("MUTANTS")
 ALTERNATIVES = _variants("ALTERNATIVES")
 
 
@@ -54,15 +49,6 @@ def test_solution_gets_full_marks_under_every_secret(lab_id, answer, secret):
     h = harness(lab_id, secret)
     cell = h.score(answer, h.solution(answer))
     assert cell.score == pytest.approx(cell.max_score), _failures(cell)
-
-
-@pytest.mark.parametrize("lab_id, answer, name, code", MUTANTS,
-                         ids=[f"{m[0]}-{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
-def test_mutant_loses_points_under_another_secret(lab_id, answer, name, code):
-    cell = harness(lab_id, MUTANT_SECRET).score(answer, code)
-    assert cell.score < cell.max_score - 1e-9, (
-        f"{lab_id}/{answer}: the mutant '{name}' keeps all {cell.max_score:g} points "
-        f"under the secret {MUTANT_SECRET!r}")
 
 
 @pytest.mark.parametrize("lab_id, answer, name, code", ALTERNATIVES,

@@ -1,5 +1,6 @@
 """The mutant suite: every realistic wrong answer in tests/mutants/<lab>.py loses points,
-every solution gets full marks, every untouched stub gets zero (see autograder/mutants.py).
+under every student's hidden seeds, every solution gets full marks, every untouched stub gets
+zero (see autograder/mutants.py).
 
 Fast by design: in-process, only setup cells, earlier answers and the answer under test run;
 the checks cell's grade() calls are judged by the grader's own scoring. The session summary
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import MIN_MUTANTS, Harness, load_mutants, mutants_path
+from autograder.mutants import MIN_MUTANTS, MUTANT_SECRET, Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,9 +21,24 @@ COURSE = manifest.load_course(REPO)
 LABS = [lab.id for lab in COURSE.labs]
 
 
+# Another student's grade secret: their hidden checks draw other inputs.
+ANOTHER_SECRET = "student-a"
+
+
 @lru_cache(maxsize=None)
-def harness(lab_id: str) -> Harness:
-    return Harness(COURSE, COURSE.lab(lab_id))
+def harness(lab_id: str, secret: str = MUTANT_SECRET) -> Harness:
+    return Harness(COURSE, COURSE.lab(lab_id), secret)
+
+
+def _loses(cell) -> bool:
+    return cell.score < cell.max_score - 1e-9
+
+
+def _visible_calls_catch(cell) -> bool:
+    """A visible call lost points. Its seed is the same for every student (public), and a
+    check gives the same verdict on the same seed, so the mutant loses points whatever the
+    secret: only a mutant that the hidden calls alone catch needs another secret tried."""
+    return any(not c.hidden and c.score < c.max_score - 1e-9 for c in cell.checks)
 
 
 def _mutants(lab_id: str) -> dict:
@@ -40,10 +56,15 @@ ANSWERS = [(lab, cell.grade_id) for lab in LABS for cell in harness(lab).answers
 def test_mutant_loses_points(lab_id, answer, index, name, record_property):
     code = _mutants(lab_id)[answer][index][1]
     cell = harness(lab_id).score(answer, code)
-    record_property("mutant", {"lab": lab_id, "killed": cell.score < cell.max_score - 1e-9})
-    assert cell.score < cell.max_score - 1e-9, (
+    record_property("mutant", {"lab": lab_id, "killed": _loses(cell)})
+    assert _loses(cell), (
         f"{lab_id}/{answer}: the mutant '{name}' keeps all {cell.max_score:g} points; "
         f"the checks do not catch it")
+    if not _visible_calls_catch(cell):
+        other = harness(lab_id, ANOTHER_SECRET).score(answer, code)
+        assert _loses(other), (
+            f"{lab_id}/{answer}: the mutant '{name}' keeps all {other.max_score:g} points "
+            f"under the secret {ANOTHER_SECRET!r}: only the suite's hidden seeds catch it")
 
 
 @pytest.mark.parametrize("lab_id, answer", ANSWERS, ids=[f"{a[0]}-{a[1]}" for a in ANSWERS])
