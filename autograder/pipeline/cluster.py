@@ -153,7 +153,6 @@ def _zygotes(here: Course, status, worker) -> tuple[asyncio.AbstractEventLoop, o
     """The worker process's pre-warmed kernels for ``here``: one pool, with two labs' worth
     of slots for the worker's threads, in one event loop that lives as long as the worker, so
     each lab's imports are paid once per slot and not once per task."""
-    from autograder.isolation.forked import ZygotePool
     with _POOLS_LOCK:   # a worker runs tasks in several threads
         if here.name not in _POOLS:
             loop = asyncio.new_event_loop()

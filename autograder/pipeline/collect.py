@@ -445,8 +445,8 @@ def _candidates(folder: Path) -> list[_Candidate]:
                     info = os.fstat(handle.fileno())
                     ids, notes, mtime, error = _seen(
                         (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns),
-                        lambda: (*parse_submitted(handle, info.st_size, path.name),  # noqa: B023
-                                 info.st_mtime))
+                        lambda: (*parse_submitted(handle, info.st_size, path.name),  # noqa: B023 — called at once
+                                 info.st_mtime))  # noqa: B023
                 found.append(_Candidate(path, error, mtime, notes, ids))
             except OSError as error:
                 why = f"unreadable ({printable(error.strerror or error, 120)})"

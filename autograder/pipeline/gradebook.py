@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session, declarative_base
 
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import CHECKS, WRITTEN, LabNotebook
-from coursekit.course import Course, Lab
+from coursekit.course import Lab
 from coursekit.notebook.safe_text import printable
 from coursekit.notebook.score import CellScore
 

@@ -746,8 +746,8 @@ def test_a_zygote_that_does_not_settle_is_stopped_and_the_outcome_and_the_run_sa
     quiet = slot.grade("quinn_quiet", slot.notebook(WAIT_FOR_GO), beside=stop_the_zygote())
     assert "stopped" in seen, "the kernel never said it was ready"
     zygote = seen["zygote"]
-    assert f"; the slot's pre-warmed kernel process did not settle after this kernel (no " \
-           f"answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
+    assert "; the slot's pre-warmed kernel process did not settle after this kernel (no " \
+           "answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
         quiet.sandbox
     assert quiet.score == pytest.approx(quiet.auto_max_score), quiet.reasons
     assert (slot.graded("quinn_quiet") / "ready").is_file()

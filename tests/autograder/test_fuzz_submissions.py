@@ -36,7 +36,6 @@ from autograder.pipeline import gradebook as gb
 from autograder.pipeline.autograde import Grader, prepare_lab
 from autograder.pipeline.collect import CORRUPT, FOUND, MISSING
 from autograder.publish import export, feedback
-from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
 from coursekit.notebook.assemble import assemble
 from coursekit.notebook.score import score_notebook
