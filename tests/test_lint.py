@@ -1,5 +1,6 @@
-"""The linters run as tests, so that `make test` and CI run them: ruff (its rules are in
-pyproject.toml, `[tool.ruff]`) over the whole repository. Each takes well under a second."""
+"""The linters run as tests, so that `make test` and CI run them: ruff over the whole
+repository, and vulture for code nothing calls (their settings are in pyproject.toml,
+`[tool.ruff]` and `[tool.vulture]`). Each takes seconds."""
 from __future__ import annotations
 
 import subprocess
@@ -18,3 +19,9 @@ def test_ruff_finds_nothing():
     # --no-cache: a test run writes nothing into the checkout.
     result = _run("ruff", "check", "--no-cache", "--output-format", "concise", ".")
     assert result.returncode == 0, f"ruff check:\n{result.stdout}{result.stderr}"
+
+
+def test_vulture_finds_no_unused_code():
+    # A name that a framework calls or reads by name goes into tests/vulture_whitelist.py.
+    result = _run("vulture")
+    assert result.returncode == 0, f"vulture (unused code):\n{result.stdout}{result.stderr}"

@@ -1,15 +1,13 @@
 """Autograde: grade a class from one long-lived process.
 
-Per submission (``Grader.grade``): collect → assemble → integrity scans → execute in the
-sandbox → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
+Per submission (``Grader.grade``): collect → assemble → execute in the sandbox (the monitor
+in the kernel reports delegation and tampering as the code runs) → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
 asyncio loop drives them all; each kernel is its own sandboxed process), while this process
 judges the payloads and is the only writer of the gradebook. Whatever goes wrong with one
 submission becomes that submission's recorded outcome; the class run goes on.
 
 Ordering rules that matter:
 
-* integrity scans run on the *submitted* source before any of it executes, so a tampering
-  submission is flagged without running;
 * the executed notebook is written to ``course/autograded/<student>/<lab>/`` after its kernel
   has stopped (the kernel can write to that folder, so it must not get the last word), and
   nothing there is deleted when a kernel dies;

@@ -470,11 +470,3 @@ def record_similarity(gradebook, lab: str, flagged: list, *, report: str) -> Non
                                   shared=int(match.shared), report=report))
     session.commit()
 
-
-def similarity_flags(gradebook, lab: str | None = None) -> list[SimilarityRow]:
-    """The stored flags (of one lab), closest pairs first."""
-    query = select(SimilarityRow)
-    if lab:
-        query = query.where(SimilarityRow.lab == lab)
-    return list(gradebook.db.execute(
-        query.order_by(SimilarityRow.lab, SimilarityRow.similarity.desc())).scalars())
