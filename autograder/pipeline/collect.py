@@ -34,21 +34,12 @@ from nbformat import NotebookNode
 from coursekit.notebook import cells as lab_cells
 from coursekit.course import Course, Lab
 from autograder.isolation import untrusted_tree
+from coursekit.caps import (MAX_CANDIDATE_BYTES, MAX_CANDIDATES, MAX_FOLDER_DEPTH,
+                            MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_MEMBERS, MAX_NOTEBOOK_BYTES,
+                            MAX_UNPACKED_BYTES)
 from coursekit.notebook.safe_text import printable, without_surrogates
 
 FOUND, MISSING, CORRUPT, ERROR = "found", "missing", "corrupt", "error"
-MAX_UNPACKED_BYTES = 512 * 2**20   # what one archive may unpack to (a zip bomb stops here)
-MAX_MEMBERS = 10_000               # files in one archive
-MAX_FOLDER_DEPTH = 32              # folders in a member's path; lab notebooks sit 1 or 2 deep
-MAX_NOTEBOOK_BYTES = 64 * 2**20    # lab notebooks with their plots are a few MB
-MAX_JSON_DEPTH = 64                # real notebooks nest about 10 deep (widget state included)
-# Objects and lists: a notebook holds a few thousand; an inline plotting library's code
-# counted by its brackets, a few hundred thousand. Reading one costs the grader ~10x its text
-# and a Python walk per container: this bounds both (a notebook of nested lists would cost
-# 500 MB and a minute at 2 million).
-MAX_JSON_CONTAINERS = 500_000
-MAX_CANDIDATES = 40                # notebooks read in one hand-in (a term's labs and copies)
-MAX_CANDIDATE_BYTES = 256 * 2**20  # their bytes together
 KEPT_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
 KEPT_NOTEBOOK_METADATA = ("kernelspec", "language_info")
 CELL_TYPES = ("code", "markdown", "raw")

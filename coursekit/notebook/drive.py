@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from coursekit.caps import MAX_OBSERVATIONS, MAX_PAYLOAD_CHARS, MAX_PRINTED
 from coursekit.grading import tape as tapes
 from coursekit.grading.encoding import MIME_TYPE, Opaque, decode
 from coursekit.grading.monitor import REPORT_S
@@ -39,9 +40,6 @@ from .execute import INTERRUPT_GRACE_S, exit_detail, kill
 # REPORT_S, so a gap of twice that keeps the first forbidden call inside a check reported, and
 # calls made by the next cell out of the check's window (see coursekit.notebook.monitoring).
 GAP_S = 2 * REPORT_S
-MAX_OBSERVATIONS = 20_000
-MAX_PRINTED = 20_000             # characters of stdout or stderr kept per call        # per call; a program has tens to hundreds of cases
-MAX_OBSERVATION_CHARS = 50_000_000   # per call, encoded: large tensors, never gigabytes
 POLL_S = 1.0
 
 # How a driven call ended (``Drive.status``).
@@ -155,7 +153,7 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
             drive.status = DONE
         elif isinstance(item.get("label"), str) and len(drive.observed) < MAX_OBSERVATIONS:
             size += len(json.dumps(item.get("value")))
-            value = _decode(item.get("value")) if size <= MAX_OBSERVATION_CHARS else Opaque(
+            value = _decode(item.get("value")) if size <= MAX_PAYLOAD_CHARS else Opaque(
                 "value dropped: this check's observations are over the size limit")
             drive.observed.append((item["label"], value))
     drive.ended = time.monotonic()

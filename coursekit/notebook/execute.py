@@ -23,27 +23,18 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
+from coursekit.caps import (MAX_DISPLAY_CHARS, MAX_ERROR_CHARS, MAX_MESSAGE_BYTES,
+                            MAX_NOTEBOOK_CHARS, MAX_OUTPUTS_PER_CELL, MAX_PAYLOAD_CHARS,
+                            MAX_STREAM_CHARS, MAX_TRACEBACK_LINES)
 from coursekit.grading.encoding import MIME_TYPE
 from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
 
 INTERRUPT_GRACE_S = 5.0
 STARTUP_TIMEOUT_S = 120
-MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader's memory
-MAX_OUTPUTS_PER_CELL = 500
-MAX_DISPLAY_CHARS = 2_000_000       # one rich output (image, HTML, text/plain of a display)
-MAX_PAYLOAD_CHARS = 50_000_000      # one check's observations: large tensors, never gigabytes
-# all output kept from one notebook: bounds the grader's memory per kernel it drives
-MAX_NOTEBOOK_CHARS = 100_000_000
-MAX_ERROR_CHARS = 10_000            # an exception's message, and each traceback line
-MAX_TRACEBACK_LINES = 100
-# Before any of the above: the bytes of one message part the grader reads at all, and how
-# many messages may wait in one socket's queue (see NOTE [capped before decoded]).
-MAX_MESSAGE_BYTES = 64 * 2**20      # above MAX_PAYLOAD_CHARS's worth of JSON
-MAX_QUEUED_MESSAGES = 64
 RECONNECT_PAUSE_S = 0.2   # after a disconnection, time for a dead kernel's end to be seen
 
-# NOTE [capped before decoded]: the caps above apply to messages jupyter_client has already
+# NOTE [capped before decoded]: the output caps (coursekit.caps) apply to messages jupyter_client has already
 # received and decoded, so one 1 GB display would cost the grader gigabytes before it was
 # dropped. So every socket to a kernel is made with ZMQ_MAXMSGSIZE (libzmq reads a part's
 # length first and refuses a longer one unread) and ZMQ_RCVHWM (a kernel that sends faster

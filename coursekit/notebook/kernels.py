@@ -22,7 +22,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Type
 
-from .execute import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
+from coursekit.caps import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
 
 GRADING_KERNEL = "coursekit.grading.kernel"
 DISK_MB = 512   # what a kernel may write, and what a graded folder keeps, all files together
