@@ -41,7 +41,7 @@ import nbformat
 
 from autograder.isolation import graded_folder, sandbox, untrusted_tree
 from autograder.pipeline.collect import Submission
-from autograder.pipeline.gradebook import Outcome
+from autograder.pipeline.gradebook import Outcome, OutcomeStatus
 from coursekit.course import Course
 from coursekit.notebook import kernels
 
@@ -378,10 +378,9 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
 
 def _lost(grader, sub: Submission, context, error: Exception, client, key: str) -> Result:
     """The submission could not be graded on the cluster: a grader error, stored to regrade."""
-    from autograder.pipeline.autograde import ERROR
     from coursekit.notebook.safe_text import failure
     from coursekit.notebook.score import score_notebook
-    outcome = grader._outcome(sub, context, ERROR)
+    outcome = grader._outcome(sub, context, OutcomeStatus.ERROR)
     workers = _attempts(client, key)
     reason = (f"the cluster could not grade this submission ({failure(error)}; tried on "
               f"{', '.join(workers) or 'no worker'}): a problem of the grader, not of the work "

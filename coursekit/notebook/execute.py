@@ -29,6 +29,7 @@ from coursekit.caps import (MAX_DISPLAY_CHARS, MAX_ERROR_CHARS, MAX_MESSAGE_BYTE
 from coursekit.grading.encoding import MIME_TYPE
 from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
+from coursekit.status import Status
 
 INTERRUPT_GRACE_S = 5.0
 STARTUP_TIMEOUT_S = 120
@@ -43,8 +44,16 @@ RECONNECT_PAUSE_S = 0.2   # after a disconnection, time for a dead kernel's end 
 # connection that sent an oversized part for good; _Reconnect connects again and counts it,
 # and the cell it happened in says so.
 
-OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
-    "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
+class CellStatus(Status):
+    """How a code cell's run ended (``CellRun.status``)."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    KILLED = "killed"      # over its time, it ignored the interrupt: the kernel was stopped
+    DEAD = "dead"          # its kernel died
+    NOT_RUN = "not run"    # a later cell, after the kernel was stopped or died
+    SKIPPED = "skipped"    # a cell the caller asked not to run (the exploration cells)
 
 
 @dataclass
@@ -52,7 +61,7 @@ class CellRun:
     """What happened to one code cell."""
 
     index: int
-    status: str
+    status: CellStatus
     seconds: float = 0.0
     ename: str = ""
     evalue: str = ""
@@ -246,7 +255,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()
                   and i not in skip]
     for index in skip:
-        execution.cells[index] = CellRun(index, SKIPPED)
+        execution.cells[index] = CellRun(index, CellStatus.SKIPPED)
     reconnect = None
     try:
         try:
@@ -257,7 +266,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
         except Exception as error:  # noqa: BLE001 — a kernel that cannot start is an outcome
             execution.stopped = f"the kernel did not start: {error}"
             for index in code_cells:
-                execution.cells[index] = CellRun(index, NOT_RUN)
+                execution.cells[index] = CellRun(index, CellStatus.NOT_RUN)
             return execution
         for position, index in enumerate(code_cells):
             remaining = time_limit - (time.monotonic() - started)
@@ -266,7 +275,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                      f"{cell_label(nb.cells[index], index)} and later cells did "
                                      f"not run")
                 for rest in code_cells[position:]:
-                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                    execution.cells[rest] = CellRun(rest, CellStatus.NOT_RUN)
                 break
             if on_cell is not None:
                 on_cell(index)
@@ -275,22 +284,22 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                   min(cell_timeout, remaining), cell_timeout <= remaining,
                                   time_limit, memory_mb)
             execution.cells[index] = run
-            if run.status not in (KILLED, DEAD) and after_cell is not None:
+            if run.status not in (CellStatus.KILLED, CellStatus.DEAD) and after_cell is not None:
                 drives, note = await after_cell(client, km, index,
                                                 time_limit - (time.monotonic() - started))
                 if drives is not None:
                     execution.drives[index] = drives
                 if note:
-                    run.status, run.note = DEAD, note
-            if reconnect.resets > resets and run.status not in (KILLED, DEAD):
+                    run.status, run.note = CellStatus.DEAD, note
+            if reconnect.resets > resets and run.status not in (CellStatus.KILLED, CellStatus.DEAD):
                 run.note = ((run.note + "; ") if run.note else "") + (
                     f"{run.label or cell_label(nb.cells[index], index)} sent the grader a "
                     f"message over {MAX_MESSAGE_BYTES // 2**20} MB: it was refused unread, "
                     f"and what the kernel sent while the grader connected again was lost")
-            if run.status in (KILLED, DEAD):
+            if run.status in (CellStatus.KILLED, CellStatus.DEAD):
                 execution.stopped = run.note
                 for rest in code_cells[position + 1:]:
-                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                    execution.cells[rest] = CellRun(rest, CellStatus.NOT_RUN)
                 break
     finally:
         if reconnect is not None:
@@ -323,24 +332,24 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
             if not done:
                 task.cancel()
             _consume(task)
-            return CellRun(index, KILLED, time.monotonic() - began,
+            return CellRun(index, CellStatus.KILLED, time.monotonic() - began,
                            note=f"{over}; the kernel ignored the interrupt and was stopped, "
                                 f"so later cells did not run")
     try:
         task.result()
     except DeadKernelError:
-        return CellRun(index, DEAD, time.monotonic() - began,
+        return CellRun(index, CellStatus.DEAD, time.monotonic() - began,
                        note=f"the kernel died in {label}{exit_detail(km)}; "
                             f"checks after it could not run")
     except Exception as error:  # noqa: BLE001 — nbclient failures on this cell
-        return CellRun(index, ERROR, time.monotonic() - began, type(error).__name__, str(error),
+        return CellRun(index, CellStatus.ERROR, time.monotonic() - began, type(error).__name__, str(error),
                        note=f"{label} could not be run: {error}")
-    run = CellRun(index, OK, time.monotonic() - began)
+    run = CellRun(index, CellStatus.OK, time.monotonic() - began)
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            run.status, run.ename, run.evalue = ERROR, output.get("ename", ""), output.get("evalue", "")
+            run.status, run.ename, run.evalue = CellStatus.ERROR, output.get("ename", ""), output.get("evalue", "")
     if timed_out:
-        run.status, run.note = TIMEOUT, f"{over} and was interrupted"
+        run.status, run.note = CellStatus.TIMEOUT, f"{over} and was interrupted"
     elif run.ename == "MemoryError":
         limit = f" (limit {memory_mb} MB)" if memory_mb else ""
         run.note = f"{label} ran out of memory{limit}"

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import ERROR
+from autograder.pipeline.gradebook import OutcomeStatus
 from machine_load import scaled, slowdown
 from test_forked_kernels import (  # noqa: F401 — fixtures used by name
     LIMITS, WAIT_S, Slot, _left_after, course, make_slot)
@@ -764,7 +764,7 @@ def test_what_a_student_leaves_in_its_runtime_folder_never_keeps_the_slot(make_s
         evidence = (f"A: {a.status} {a.reasons}; zygotes after B: "
                     f"{[(z.process.pid, z.busy) for z in zygotes]}")
         _require(b.score == pytest.approx(b.auto_max_score), f"B was not graded: {b.reasons}")
-        assert a.status != ERROR, evidence
+        assert a.status != OutcomeStatus.ERROR, evidence
         assert (slot.graded("ann_deep") / slot.lab.notebook).is_file(), evidence
         assert len(zygotes) == 1 and zygotes[0].process.pid == first[1], evidence
     finally:   # the pool's own cleanup would trip on the same tree

@@ -42,7 +42,7 @@ from autograder.demo import demo_class
 from autograder.isolation import forked
 from autograder.isolation import sandbox
 from autograder.pipeline.autograde import Grader, Overrides, prepare_lab
-from autograder.pipeline.collect import FOUND, Submission
+from autograder.pipeline.collect import Submission, SubmissionStatus
 from conftest import make_fixture_course
 from machine_load import scaled, slowdown
 
@@ -105,7 +105,7 @@ class Slot:
         folder = self.course.submitted_dir / student / self.lab.id
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / self.lab.notebook))
-        return Submission(student, self.lab.id, FOUND, folder, folder / self.lab.notebook, nb)
+        return Submission(student, self.lab.id, SubmissionStatus.FOUND, folder, folder / self.lab.notebook, nb)
 
     async def agrade(self, student: str, nb, *, fresh: bool = False):
         """Grade ``nb`` as ``student``: forked in the slot, or in a fresh kernel."""
