@@ -390,7 +390,7 @@ async def _shutdown(client: NotebookClient, km) -> None:
     try:
         if client.kc is not None:
             client.kc.stop_channels()
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — clean-up of a kernel that may be dead
         pass
     try:
         if km.has_kernel:
@@ -399,5 +399,5 @@ async def _shutdown(client: NotebookClient, km) -> None:
         pass
     try:
         await km.cleanup_resources()
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — clean-up of a kernel that may be dead
         pass
