@@ -94,7 +94,5 @@ _.peak_is_estimate
 # not scanned).
 _.LABEXTENSIONS
 
-# Dead, left for now: other work in progress edits the checks (remove with it), and the
-# check-path argument goes with the pipeline's rework (issue 25: its three callers pass it).
+# Dead, left for now: other work in progress edits the checks (remove it with that work).
 _._is_coursekit
-_.check_paths

@@ -92,7 +92,7 @@ def prepare_lab(course: Course, lab: Lab) -> LabContext:
     release = lab_cells.split(release_notebook(course, lab, source.nb))
     return LabContext(lab, source, release, release_code_sources(release),
                       release_cell_ids(release), source.identifying_ids,
-                      monitoring.targets(source.check_names, course.check_path))
+                      monitoring.targets(source.check_names))
 
 
 @dataclass

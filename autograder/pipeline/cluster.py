@@ -138,15 +138,15 @@ def _unpack_check_path(root: Path, packed: bytes, count: int) -> tuple[Path, ...
 
 
 @functools.lru_cache(maxsize=None)
-def _resolved_targets(checks: tuple[str, ...], check_path: tuple[Path, ...]) -> list[dict]:
+def _resolved_targets(checks: tuple[str, ...]) -> list[dict]:
     from coursekit.notebook import monitoring
-    return monitoring.targets(list(checks), check_path)
+    return monitoring.targets(list(checks))
 
 
-def _targets(context, check_path: tuple[Path, ...]) -> list[dict]:
+def _targets(context) -> list[dict]:
     from coursekit.notebook.cells import CHECKS
     checks = tuple(call.check for cell in context.source.with_role(CHECKS) for call in cell.calls)
-    return _resolved_targets(checks, check_path)
+    return _resolved_targets(checks)
 
 
 def _zygotes(here: Course, status, worker) -> tuple[asyncio.AbstractEventLoop, object]:
@@ -208,7 +208,7 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
                      nbformat.reads(job.notebook, as_version=4) if job.notebook else None,
                      list(job.notes))
     # The monitor's targets are files of this machine's installation, not the instructor's.
-    context = dataclasses.replace(context, targets=_targets(context, here.check_path))
+    context = dataclasses.replace(context, targets=_targets(context))
     status = sandbox.probe(here, disabled=no_sandbox)
     grader = Grader(here, status, overrides, all_cells)
     if fork_kernels:

@@ -192,7 +192,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     async def run():
         channel = monitoring.Channel.open(runtime)
         try:
-            targets = monitoring.targets(checks, course.check_path) if course is not None else []
+            targets = monitoring.targets(checks) if course is not None else []
             return channel, await run_notebook(
                 nb, km, cwd=workdir,
                 env={**env, **channel.env(targets, course.check_path if course else (),
