@@ -126,6 +126,7 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
 
 def autograde(args) -> int:
     from autograder.pipeline.autograde import Overrides, autograde as run_autograde
+    from autograder.pipeline.gradebook import OutcomeStatus
     from autograder.pipeline.summary import grade_table
     try:
         course = course_of(args)
@@ -159,7 +160,7 @@ def autograde(args) -> int:
               f"stored outcome (--regrade grades them again)")
     if not run.status.sandboxed:
         print("\n" + run.status.warning)
-    failed = [o for o in run.outcomes if o.status == "error"]
+    failed = [o for o in run.outcomes if o.status == OutcomeStatus.ERROR]
     if failed:
         print(f"\n{len(failed)} submission(s) ended in a grader error (status 'error'; "
               f"the reason is stored with each): "

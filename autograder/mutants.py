@@ -42,7 +42,7 @@ from coursekit.grading.warm import warm_up_for
 
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
-from coursekit.notebook.drive import DONE, Drive
+from coursekit.notebook.drive import Drive, DriveStatus
 from coursekit.course import Course, Lab, load_course
 from autograder.publish.release import release_notebook
 from coursekit.notebook.score import CellScore, score_checks_cell
@@ -183,7 +183,7 @@ class Harness:
                 delegated[(check_name, hidden)] = delegation_reason(seen)
             drives.append(Drive(GradeCall(check_name, hidden, 0), seed, expected=expected,
                                 observed=[(o.label, observed(o.value, o.error))
-                                          for o in observations], status=DONE))
+                                          for o in observations], status=DriveStatus.DONE))
 
         original = grading.grade
         grading.grade = drive

@@ -345,7 +345,7 @@ class ForkedKernelManager(sandbox.SandboxedKernelManager):
     zygote: Zygote | None = None
     rlimits: dict[str, int] = {}
 
-    def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
+    def format_kernel_cmd(self, extra_arguments=None):  # jupyter_client's API
         join = self.confinement.open()
         command = AsyncKernelManager.format_kernel_cmd(self, extra_arguments)
         kernel_args = command[command.index("ipykernel_launcher") + 1:]

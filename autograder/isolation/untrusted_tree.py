@@ -29,8 +29,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_DEPTH = 32          # lab folders nest two or three deep; zips are cut at the same depth
-MAX_ENTRIES = 100_000   # files and folders looked at in one walk
+from coursekit.caps import MAX_ENTRIES
+from coursekit.caps import MAX_FOLDER_DEPTH as MAX_DEPTH  # the name its callers and tests use
+
 FILE, FOLDER, LINK, OTHER = "file", "folder", "link", "other"
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK   # a FIFO must not block

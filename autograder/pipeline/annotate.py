@@ -11,10 +11,10 @@ from __future__ import annotations
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 
+from coursekit.caps import MAX_PRINTED
 from coursekit.notebook.assemble import Assembled
 from coursekit.notebook.score import CellScore
 
-MAX_PRINTED = 20_000  # characters of a visible check's prints kept in the notebook
 
 
 def annotate(assembled: Assembled, scores: list[CellScore], drives: dict[int, list]) -> None:

@@ -1,15 +1,13 @@
 """Autograde: grade a class from one long-lived process.
 
-Per submission (``Grader.grade``): collect → assemble → integrity scans → execute in the
-sandbox → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
+Per submission (``Grader.grade``): collect → assemble → execute in the sandbox (the monitor
+in the kernel reports delegation and tampering as the code runs) → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
 asyncio loop drives them all; each kernel is its own sandboxed process), while this process
 judges the payloads and is the only writer of the gradebook. Whatever goes wrong with one
 submission becomes that submission's recorded outcome; the class run goes on.
 
 Ordering rules that matter:
 
-* integrity scans run on the *submitted* source before any of it executes, so a tampering
-  submission is flagged without running;
 * the executed notebook is written to ``course/autograded/<student>/<lab>/`` after its kernel
   has stopped (the kernel can write to that folder, so it must not get the last word), and
   nothing there is deleted when a kernel dies;
@@ -50,15 +48,16 @@ from autograder.isolation import sandbox
 from autograder.isolation import untrusted_tree
 from coursekit.notebook.assemble import Assembled, assemble, release_cell_ids, release_code_sources
 from coursekit.notebook.cells import ANSWER, CHECKS, LabNotebook
-from autograder.pipeline.collect import FOUND, Submission, collect, student_entries, submitted_at
+from autograder.pipeline.collect import (Submission, SubmissionStatus, collect, student_entries,
+                                        submitted_at)
+from autograder.pipeline.gradebook import OutcomeStatus
 from coursekit.notebook.drive import checks_driver
-from coursekit.notebook.execute import ERROR as ERROR_STATUS, run_notebook
+from coursekit.notebook.execute import CellStatus, run_notebook
 from autograder.pipeline.gradebook import Outcome
 from coursekit.course import Course, Lab
 from autograder.publish.release import release_notebook
 from coursekit.notebook.score import score_notebook
 
-GRADED, FLAGGED, ERROR = "graded", "flagged", "error"
 NOT_ON_ROSTER = ("flagged for a TA: {student} is not on the course's roster (the gradebook's "
                  "students with a name or email); check who handed this in")
 FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
@@ -93,7 +92,7 @@ def prepare_lab(course: Course, lab: Lab) -> LabContext:
     release = lab_cells.split(release_notebook(course, lab, source.nb))
     return LabContext(lab, source, release, release_code_sources(release),
                       release_cell_ids(release), source.identifying_ids,
-                      monitoring.targets(source.check_names, course.check_path))
+                      monitoring.targets(source.check_names))
 
 
 @dataclass
@@ -132,7 +131,7 @@ class Grader:
         return (o.cell_timeout_s or lab.cell_timeout_s, o.time_limit_s or lab.time_limit_s,
                 o.memory_mb or lab.memory_mb)
 
-    def _outcome(self, sub: Submission, context: LabContext, status: str) -> Outcome:
+    def _outcome(self, sub: Submission, context: LabContext, status: OutcomeStatus) -> Outcome:
         return Outcome(sub.student, sub.lab, status, context.source.max_score,
                        context.source.auto_max_score, reasons=list(sub.notes),
                        sandbox=self.status.kind if self.status.sandboxed else self.status.warning)
@@ -152,7 +151,7 @@ class Grader:
             from coursekit.notebook.safe_text import failure
             # The student and the TA read one line; the traceback goes to a file for whoever
             # fixes the grader.
-            outcome = self._outcome(sub, context, ERROR)
+            outcome = self._outcome(sub, context, OutcomeStatus.ERROR)
             try:
                 details = await asyncio.to_thread(
                     graded_folder.write_error_details, self.course.autograded_dir,
@@ -173,14 +172,14 @@ class Grader:
 
     async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
         seed_of = self.seeds()
-        if sub.status != FOUND:
-            outcome = self._outcome(sub, context, sub.status)
+        if sub.status != SubmissionStatus.FOUND:
+            outcome = self._outcome(sub, context, OutcomeStatus(sub.status))
             outcome.cells = score_notebook(context.source, None, None, seed_of=seed_of,
-                                           zero_reason=sub.notes[0] if sub.notes else sub.status)
+                                           zero_reason=sub.notes[0] if sub.notes else str(sub.status))
             return outcome
         workdir = self.course.autograded_dir / sub.student / sub.lab
         assembled = assemble(context.source, context.release, sub.nb)
-        outcome = self._outcome(sub, context, GRADED)
+        outcome = self._outcome(sub, context, OutcomeStatus.GRADED)
         outcome.reasons += assembled.notes
         target = workdir / context.lab.notebook
         outcome.notebook_file = str(target.relative_to(self.course.root))
@@ -231,14 +230,14 @@ class Grader:
         forbidden = monitoring.delegations(channel.events, driven)
         noticed = monitoring.tampering(channel, execution)
         if noticed:
-            outcome.status, outcome.flagged = FLAGGED, True
+            outcome.status, outcome.flagged = OutcomeStatus.FLAGGED, True
             outcome.reasons.append(f"{MONITORED}: " + "; ".join(noticed))
         outcome.reasons += execution.problems()
         outcome.reasons += await asyncio.to_thread(graded_folder.trim, workdir,
                                                    context.lab.notebook)
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
-            if placed.role == ANSWER and run is not None and run.status == ERROR_STATUS:
+            if placed.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
                 evalue = run.evalue if len(run.evalue) < 200 else run.evalue[:200] + "…"
                 outcome.reasons.append(f"the answer in {placed.label} raised {run.ename}"
                                        + (f": {evalue}" if evalue else ""))
@@ -364,7 +363,7 @@ async def grade_all(grader: Grader, submissions: list[Submission],
                 on_done(outcome)
             except Exception as error:  # noqa: BLE001 — gather would drop the whole class
                 from coursekit.notebook.safe_text import failure
-                outcome.status = ERROR
+                outcome.status = OutcomeStatus.ERROR
                 outcome.reasons.append(f"the grader failed after grading this submission "
                                        f"({failure(error)})")
         return outcome
@@ -443,12 +442,12 @@ def autograde(course: Course, *, labs: list[str] | None = None,
                                                 outcome.student, outcome.lab)
             if on_roster is not None and outcome.student not in on_roster:
                 outcome.flagged = True
-                outcome.status = FLAGGED if outcome.status == GRADED else outcome.status
+                outcome.status = OutcomeStatus.FLAGGED if outcome.status == OutcomeStatus.GRADED else outcome.status
                 outcome.reasons.append(NOT_ON_ROSTER.format(student=outcome.student))
             try:
                 gb.record(gradebook, outcome)
             except Exception as error:  # noqa: BLE001 — store at least the outcome and why
-                outcome.status = ERROR
+                outcome.status = OutcomeStatus.ERROR
                 outcome.reasons.append(
                     f"the grade could not be stored ({failure(error)}): a problem of the "
                     f"grader; regrade with `coursekit autograde --student {outcome.student} "

@@ -41,7 +41,7 @@ import nbformat
 
 from autograder.isolation import graded_folder, sandbox, untrusted_tree
 from autograder.pipeline.collect import Submission
-from autograder.pipeline.gradebook import Outcome
+from autograder.pipeline.gradebook import Outcome, OutcomeStatus
 from coursekit.course import Course
 from coursekit.notebook import kernels
 
@@ -138,22 +138,21 @@ def _unpack_check_path(root: Path, packed: bytes, count: int) -> tuple[Path, ...
 
 
 @functools.lru_cache(maxsize=None)
-def _resolved_targets(checks: tuple[str, ...], check_path: tuple[Path, ...]) -> list[dict]:
+def _resolved_targets(checks: tuple[str, ...]) -> list[dict]:
     from coursekit.notebook import monitoring
-    return monitoring.targets(list(checks), check_path)
+    return monitoring.targets(list(checks))
 
 
-def _targets(context, check_path: tuple[Path, ...]) -> list[dict]:
+def _targets(context) -> list[dict]:
     from coursekit.notebook.cells import CHECKS
     checks = tuple(call.check for cell in context.source.with_role(CHECKS) for call in cell.calls)
-    return _resolved_targets(checks, check_path)
+    return _resolved_targets(checks)
 
 
 def _zygotes(here: Course, status, worker) -> tuple[asyncio.AbstractEventLoop, object]:
     """The worker process's pre-warmed kernels for ``here``: one pool, with two labs' worth
     of slots for the worker's threads, in one event loop that lives as long as the worker, so
     each lab's imports are paid once per slot and not once per task."""
-    from autograder.isolation.forked import ZygotePool
     with _POOLS_LOCK:   # a worker runs tasks in several threads
         if here.name not in _POOLS:
             loop = asyncio.new_event_loop()
@@ -209,7 +208,7 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
                      nbformat.reads(job.notebook, as_version=4) if job.notebook else None,
                      list(job.notes))
     # The monitor's targets are files of this machine's installation, not the instructor's.
-    context = dataclasses.replace(context, targets=_targets(context, here.check_path))
+    context = dataclasses.replace(context, targets=_targets(context))
     status = sandbox.probe(here, disabled=no_sandbox)
     grader = Grader(here, status, overrides, all_cells)
     if fork_kernels:
@@ -379,10 +378,9 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
 
 def _lost(grader, sub: Submission, context, error: Exception, client, key: str) -> Result:
     """The submission could not be graded on the cluster: a grader error, stored to regrade."""
-    from autograder.pipeline.autograde import ERROR
     from coursekit.notebook.safe_text import failure
     from coursekit.notebook.score import score_notebook
-    outcome = grader._outcome(sub, context, ERROR)
+    outcome = grader._outcome(sub, context, OutcomeStatus.ERROR)
     workers = _attempts(client, key)
     reason = (f"the cluster could not grade this submission ({failure(error)}; tried on "
               f"{', '.join(workers) or 'no worker'}): a problem of the grader, not of the work "

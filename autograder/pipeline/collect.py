@@ -34,21 +34,22 @@ from nbformat import NotebookNode
 from coursekit.notebook import cells as lab_cells
 from coursekit.course import Course, Lab
 from autograder.isolation import untrusted_tree
+from coursekit.caps import (MAX_CANDIDATE_BYTES, MAX_CANDIDATES, MAX_FOLDER_DEPTH,
+                            MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_MEMBERS, MAX_NOTEBOOK_BYTES,
+                            MAX_UNPACKED_BYTES)
 from coursekit.notebook.safe_text import printable, without_surrogates
+from coursekit.status import Status
 
-FOUND, MISSING, CORRUPT, ERROR = "found", "missing", "corrupt", "error"
-MAX_UNPACKED_BYTES = 512 * 2**20   # what one archive may unpack to (a zip bomb stops here)
-MAX_MEMBERS = 10_000               # files in one archive
-MAX_FOLDER_DEPTH = 32              # folders in a member's path; lab notebooks sit 1 or 2 deep
-MAX_NOTEBOOK_BYTES = 64 * 2**20    # lab notebooks with their plots are a few MB
-MAX_JSON_DEPTH = 64                # real notebooks nest about 10 deep (widget state included)
-# Objects and lists: a notebook holds a few thousand; an inline plotting library's code
-# counted by its brackets, a few hundred thousand. Reading one costs the grader ~10x its text
-# and a Python walk per container: this bounds both (a notebook of nested lists would cost
-# 500 MB and a minute at 2 million).
-MAX_JSON_CONTAINERS = 500_000
-MAX_CANDIDATES = 40                # notebooks read in one hand-in (a term's labs and copies)
-MAX_CANDIDATE_BYTES = 256 * 2**20  # their bytes together
+
+class SubmissionStatus(Status):
+    """What collecting found of a student's hand-in for a lab (``Submission.status``)."""
+
+    FOUND = "found"
+    MISSING = "missing"
+    CORRUPT = "corrupt"
+    ERROR = "error"
+
+
 KEPT_CELL_METADATA = ("nbgrader", "tags", "editable", "deletable")
 KEPT_NOTEBOOK_METADATA = ("kernelspec", "language_info")
 CELL_TYPES = ("code", "markdown", "raw")
@@ -61,7 +62,7 @@ class Submission:
 
     student: str
     lab: str
-    status: str
+    status: SubmissionStatus
     folder: Path | None = None       # the folder the notebook sits in (other files travel along)
     path: Path | None = None
     nb: NotebookNode | None = None
@@ -445,8 +446,8 @@ def _candidates(folder: Path) -> list[_Candidate]:
                     info = os.fstat(handle.fileno())
                     ids, notes, mtime, error = _seen(
                         (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns),
-                        lambda: (*parse_submitted(handle, info.st_size, path.name),  # noqa: B023
-                                 info.st_mtime))
+                        lambda: (*parse_submitted(handle, info.st_size, path.name),  # noqa: B023 — called at once
+                                 info.st_mtime))  # noqa: B023
                 found.append(_Candidate(path, error, mtime, notes, ids))
             except OSError as error:
                 why = f"unreadable ({printable(error.strerror or error, 120)})"
@@ -518,7 +519,7 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
                                       item[1].path.name == lab.notebook), reverse=True)
         best = scored[0][1]
         nb = _read_again(folder, best) if read else None
-        sub = Submission(student, lab.id, FOUND, best.path.parent, best.path, nb)
+        sub = Submission(student, lab.id, SubmissionStatus.FOUND, best.path.parent, best.path, nb)
         shown = _name(best.path.relative_to(folder))
         if best.path.name != lab.notebook:
             sub.notes.append(f"graded {shown}: renamed, recognised by its cell ids")
@@ -533,11 +534,11 @@ def match(folder: Path, lab: Lab, lab_ids: set[str], candidates: list[_Candidate
     corrupt = [c for c in unreadable if _looks_like(c.path, lab)] or unreadable
     if corrupt:
         bad = corrupt[0]
-        return Submission(student, lab.id, CORRUPT, bad.path.parent, bad.path, None,
+        return Submission(student, lab.id, SubmissionStatus.CORRUPT, bad.path.parent, bad.path, None,
                           [f"{_name(bad.path.relative_to(folder))}: {bad.error}"])
     looked = ", ".join(_name(c.path.relative_to(folder)) for c in candidates)
     why = f"no notebook for {lab.id} in the submission"
-    return Submission(student, lab.id, MISSING, None, None, None,
+    return Submission(student, lab.id, SubmissionStatus.MISSING, None, None, None,
                       [why + (f" (found only {looked})" if looked else " (no notebooks at all)")])
 
 
@@ -594,7 +595,7 @@ def labs_handed_in(entry: Path, labs: list[Lab], lab_ids: dict[str, set[str]]) -
     found = set()
     for lab in labs:
         sub = match(entry, lab, lab_ids[lab.id], candidates, "", read=False)
-        if sub.status == FOUND or (sub.status == CORRUPT and _looks_like(sub.path, lab)):
+        if sub.status == SubmissionStatus.FOUND or (sub.status == SubmissionStatus.CORRUPT and _looks_like(sub.path, lab)):
             found.add(lab.id)
     return found
 
@@ -608,7 +609,7 @@ def _collect_student(sid: str, entry: Path, course: Course, labs: list[Lab],
         except (zipfile.BadZipFile, ArchiveError, OSError, EOFError, UnicodeDecodeError) as error:
             detail = error.strerror if isinstance(error, OSError) and error.strerror else error
             why = f"{_name(entry.name)} cannot be unpacked: {printable(detail, 200)}"
-            return [Submission(sid, lab.id, CORRUPT, None, entry, None, [why]) for lab in labs]
+            return [Submission(sid, lab.id, SubmissionStatus.CORRUPT, None, entry, None, [why]) for lab in labs]
     candidates = _candidates(folder)
     # A notebook the archive could not give up is a corrupt candidate: if it is the lab's,
     # the outcome names it instead of calling the notebook missing.
@@ -645,6 +646,6 @@ def collect(course: Course, labs: list[Lab], lab_ids: dict[str, set[str]],
             why = (f"the grader could not read this hand-in ({type(error).__name__}: "
                    f"{printable(error, 200)}): a problem of the grader, not of the work "
                    f"handed in")
-            submissions += [Submission(sid, lab.id, ERROR, None, entry, None, [why])
+            submissions += [Submission(sid, lab.id, SubmissionStatus.ERROR, None, entry, None, [why])
                             for lab in labs]
     return submissions

@@ -31,9 +31,10 @@ from sqlalchemy.orm import Session, declarative_base
 
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import CHECKS, WRITTEN, LabNotebook
-from coursekit.course import Course, Lab
+from coursekit.course import Lab
 from coursekit.notebook.safe_text import printable
 from coursekit.notebook.score import CellScore
+from coursekit.status import Status
 
 COURSE_ID = "deep-learning-software"
 
@@ -90,13 +91,24 @@ class CheckRow(Base):
     message = Column(Text, nullable=False)
 
 
+class OutcomeStatus(Status):
+    """A graded result's status (``Outcome.status``, the gradebook's ``status`` column): graded,
+    flagged for a TA, or what collecting found instead of a notebook to grade."""
+
+    GRADED = "graded"
+    FLAGGED = "flagged"
+    MISSING = "missing"
+    CORRUPT = "corrupt"
+    ERROR = "error"
+
+
 @dataclass
 class Outcome:
     """The graded result of one student × lab, as the pipeline produces and stores it."""
 
     student: str
     lab: str
-    status: str                    # graded | flagged | missing | corrupt | error
+    status: OutcomeStatus
     max_score: float
     auto_max_score: float
     cells: list[CellScore] = field(default_factory=list)
@@ -294,7 +306,7 @@ def stored_hashes(gradebook, labs: list[str]) -> dict[tuple[str, str], str]:
                                        OutcomeRow.submission_hash, OutcomeRow.status)
                                 .where(OutcomeRow.lab.in_(labs)))
     return {(student, lab): digest for student, lab, digest, status in rows
-            if digest and status != "error"}
+            if digest and status != OutcomeStatus.ERROR}
 
 
 def history(gradebook, *, student: str | None = None, lab: str | None = None) -> list[HistoryRow]:
@@ -470,11 +482,3 @@ def record_similarity(gradebook, lab: str, flagged: list, *, report: str) -> Non
                                   shared=int(match.shared), report=report))
     session.commit()
 
-
-def similarity_flags(gradebook, lab: str | None = None) -> list[SimilarityRow]:
-    """The stored flags (of one lab), closest pairs first."""
-    query = select(SimilarityRow)
-    if lab:
-        query = query.where(SimilarityRow.lab == lab)
-    return list(gradebook.db.execute(
-        query.order_by(SimilarityRow.lab, SimilarityRow.similarity.desc())).scalars())

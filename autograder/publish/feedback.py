@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autograder.pipeline import gradebook as gb
 from autograder.isolation import untrusted_tree
+from coursekit.caps import MAX_EXCHANGE_FILE
 from coursekit.course import Course
 from coursekit.notebook.safe_text import printable
 
@@ -97,9 +98,6 @@ def render(outcome: gb.StoredOutcome, title: str) -> str:
 # What nbgrader's exchange left beside a hand-in collected from it; its release_feedback
 # hands a page back only with them beside the page.
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
-
-
-MAX_EXCHANGE_FILE = 4096   # nbgrader writes a timestamp and a hash: a few dozen bytes
 
 
 def _exchange_files(folder: Path) -> list[tuple[str, bytes]]:

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.pipeline.collect import FOUND, collect
+from autograder.pipeline.collect import SubmissionStatus, collect
 from coursekit.course import Course, Lab, reveal_entry
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import ANSWER
@@ -213,7 +213,7 @@ def answers_of(course: Course, lab: Lab, submitted_dir: Path | None = None
     exercises = {c.grade_id for c in source.with_role(ANSWER) if c.grade_id}
     found: dict[str, dict[str, str]] = {}
     for sub in collect(course, [lab], {lab.id: source.identifying_ids}, submitted_dir):
-        if sub.status != FOUND or sub.nb is None:
+        if sub.status != SubmissionStatus.FOUND or sub.nb is None:
             continue
         cells = lab_cells.split(sub.nb).with_role(ANSWER)
         found[sub.student] = {c.grade_id: c.source for c in cells

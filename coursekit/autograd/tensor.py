@@ -13,7 +13,7 @@ stay float32.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -445,4 +445,4 @@ def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
 
 
 # Imported last: both modules use Tensor at call time, and Tensor must exist before them.
-from . import engine, ops  # noqa: E402
+from . import engine, ops

@@ -54,7 +54,7 @@ def _coursekit_tensor_type() -> type | None:
         return None
     try:
         return getattr(ck, "Tensor", None)
-    except Exception:  # a lazy attribute that fails to import is "no coursekit tensors"
+    except Exception:  # noqa: BLE001 — a lazy attribute that fails to import is "no coursekit tensors"
         return None
 
 

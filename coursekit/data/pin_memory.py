@@ -28,7 +28,7 @@ def pinning_available() -> bool:
         return False
     try:
         return bool(torch.cuda.is_available())
-    except Exception:  # a broken driver is "no CUDA", not a crash
+    except Exception:  # noqa: BLE001 — a broken driver is "no CUDA", not a crash
         return False
 
 

@@ -63,7 +63,7 @@ class WorkerInfo:
 
     __slots__ = ("id", "num_workers", "seed", "dataset")
 
-    def __init__(self, id: int, num_workers: int, seed: int, dataset: Any) -> None:  # noqa: A002
+    def __init__(self, id: int, num_workers: int, seed: int, dataset: Any) -> None:
         for name, value in (("id", id), ("num_workers", num_workers), ("seed", seed), ("dataset", dataset)):
             object.__setattr__(self, name, value)
 
@@ -127,7 +127,7 @@ class WorkerFailure:
         try:
             packed: bytes | None = pickle.dumps(exc)
             pickle.loads(packed)  # some exceptions pickle but cannot be rebuilt
-        except Exception:
+        except Exception:  # noqa: BLE001 — then the main process gets the text alone
             packed = None
         return cls(worker_id, os.getpid(), where, type(exc).__qualname__, str(exc), packed, text)
 
@@ -137,7 +137,7 @@ class WorkerFailure:
         if self.exception_bytes is not None:
             try:
                 exc = pickle.loads(self.exception_bytes)
-            except Exception:
+            except Exception:  # noqa: BLE001 — rebuilt from the text below instead
                 exc = None
         if not isinstance(exc, Exception) or isinstance(exc, StopIteration):
             # Unpicklable; SystemExit / KeyboardInterrupt, which must not end the
@@ -246,13 +246,13 @@ def worker_loop(
         if worker_init_fn is not None:
             worker_init_fn(worker_id)
         fetcher = new_fetcher()
-    except BaseException as exc:  # reported with the first batch this worker owes
+    except BaseException as exc:  # noqa: BLE001 — reported with the first batch this worker owes
         start_failure = WorkerFailure.capture(exc, worker_id, "while starting (worker_init_fn or iter(dataset))")
 
     def send(message: tuple[Any, ...]) -> None:
         try:
             data = dump_message(message)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — an unpicklable batch is that batch's error
             epoch, batch_index = message[0], message[1]
             failure = WorkerFailure.capture(exc, worker_id, f"while sending batch {batch_index} to the main process")
             data = dump_message((epoch, batch_index, "error", failure))
@@ -271,7 +271,7 @@ def worker_loop(
                 if start_failure is None:
                     try:
                         fetcher = new_fetcher()
-                    except BaseException as exc:
+                    except BaseException as exc:  # noqa: BLE001 — reported with the next batch
                         start_failure = WorkerFailure.capture(exc, worker_id, "while starting a new epoch (iter(dataset))")
                 continue
             _, epoch, batch_index, request = message
@@ -291,7 +291,7 @@ def worker_loop(
                 failure = WorkerFailure.capture(bug, worker_id, describe_failure(fetcher, batch_index, request))  # type: ignore[arg-type]
                 send((epoch, batch_index, "error", failure))
                 continue
-            except BaseException as exc:
+            except BaseException as exc:  # noqa: BLE001 — the main process re-raises it
                 failure = WorkerFailure.capture(exc, worker_id, describe_failure(fetcher, batch_index, request))  # type: ignore[arg-type]
                 send((epoch, batch_index, "error", failure))
                 continue

@@ -166,7 +166,7 @@ def _import_lazy_modules() -> None:
     it anew in every rank of every launch. ``backward(gradient)`` is the costly one: its first
     call imports sympy and about 480 modules (seconds)."""
     import torch
-    import torch.distributed  # noqa: F401 — every rank uses it
+    import torch.distributed  # every rank uses it
 
     with torch.enable_grad():
         leaf = torch.ones(1, requires_grad=True)

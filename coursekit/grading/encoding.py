@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from coursekit.caps import MAX_ARRAY_ELEMENTS
+
 MIME_TYPE = "application/vnd.coursekit.observations+json"
-MAX_ARRAY_ELEMENTS = 1_000_000
 
 _NUMERIC_KINDS = "biufc"
 

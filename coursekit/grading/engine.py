@@ -119,7 +119,7 @@ def stop(refs):
             return None
         result = _quiet(refs, refs["disable"])
         events = refs["events"](result)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — no events: the caller fails closed
         return None
     found = []
     for event in events[:_MAX_EVENTS]:

@@ -402,7 +402,7 @@ def _instance_dict(value, _type=type) -> dict:
             if _type(member) is _GETSET:
                 try:
                     found = member.__get__(value)
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 — a descriptor that raises has no dict to read
                     return {}
                 return found if _type(found) is dict else {}
             return {}

@@ -14,8 +14,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from coursekit.caps import MAX_RELEASE_NOTEBOOK_BYTES
+
 _CALL = re.compile(r"""\bgrade\(\s*["']([\w.]+)["']""")
-_MAX_BYTES = 8 << 20   # a release notebook is far smaller; anything larger is not one
 
 
 def _course_root(start: Path) -> Path | None:
@@ -30,7 +31,7 @@ def _cells(lab_prefix: str, root: str) -> tuple[tuple[float, tuple[str, ...]], .
     """``(points, visible check names)`` of every checks cell of the lab's release."""
     for notebook in sorted(Path(root, "notebooks").glob(f"{lab_prefix}_*/{lab_prefix}_*.ipynb")):
         try:
-            if notebook.stat().st_size > _MAX_BYTES:
+            if notebook.stat().st_size > MAX_RELEASE_NOTEBOOK_BYTES:
                 continue
             cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
         except (OSError, ValueError):

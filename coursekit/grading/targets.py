@@ -184,9 +184,9 @@ def for_patterns(patterns, engine_checks=()) -> list[dict]:
     return specs + list(exemptions())
 
 
-def targets(lab_checks: list[str], check_paths=()) -> list[dict]:
-    """Every target the lab's checks forbid. (Grading code, the course's checks in
-    ``check_paths`` included, is the monitor's own business: see :mod:`.monitor`.)"""
+def targets(lab_checks: list[str]) -> list[dict]:
+    """Every target the lab's checks forbid. (Grading code, the course's own checks included,
+    is the monitor's own business: see :mod:`.monitor`.)"""
     forbids = {name: get_check(name).forbid for name in lab_checks}
     patterns = {p for forbid in forbids.values() for p in forbid}
     engine = [name for name, forbid in forbids.items() if ENGINE_TARGET in forbid]

@@ -131,6 +131,3 @@ def decode_payload(payload: dict) -> list[tuple[str, Any]]:
             pairs.append((item["label"], decode(item.get("value"))))
     return pairs
 
-
-def is_error(value: Any) -> bool:
-    return isinstance(value, RaisedError)

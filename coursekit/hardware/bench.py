@@ -302,7 +302,7 @@ def bench_matmul(device: DeviceLike, dtype: str = "fp32", n: int = 1024, *, conf
     with precision, threading, torch.no_grad():
         measurement = Timer(call, device=dev, warmup=config.warmup, repeats=config.repeats,
                             min_repeat_time=config.min_repeat_time).measure()
-    del pairs, out
+    del pairs
     peak_value = peak.matmul_tflops(dtype) if peak else None
     return _result("matmul", name, measurement, 2.0 * n**3, 1e12, "TFLOP/s", peak_value,
                    peak.name if peak else None, bool(peak and peak.estimate), dtype=dtype, size=n,

@@ -174,14 +174,14 @@ def probe_tensorflow() -> dict[str, Any]:
     for gpu in gpus:  # before any op: TF otherwise reserves all GPU memory
         try:
             tf.config.experimental.set_memory_growth(gpu, True)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 — a device probe never raises
             pass
     # Without this TF silently runs an op on the CPU when the GPU cannot: the probe must see it.
     tf.config.set_soft_device_placement(False)
     build = {}
     try:
         build = dict(tf.sysconfig.get_build_info())
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — a device probe never raises
         pass
     details = {
         "built_with_cuda": bool(tf.test.is_built_with_cuda()),
@@ -210,7 +210,7 @@ def probe_tensorflow() -> dict[str, Any]:
             try:
                 index = int(short.split(":")[-1])
                 description = tf.config.experimental.get_device_details(gpus[index]).get("device_name")
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 — a device probe never raises
                 pass
         devices.append(_device(short, kind, description, None, on(short)))
     return {"version": tf.__version__, "devices": devices, "details": details}
@@ -225,7 +225,7 @@ def probe_jax() -> dict[str, Any]:
         import jaxlib
 
         details["jaxlib_version"] = getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — a device probe never raises
         details["jaxlib_version"] = None
     seen: list[Any] = []
     for backend in (None, "cpu"):
@@ -233,7 +233,7 @@ def probe_jax() -> dict[str, Any]:
             for d in jax.devices(backend) if backend else jax.devices():
                 if d not in seen:
                     seen.append(d)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 — a device probe never raises
             pass
 
     def on(dev: Any) -> Callable[[], Any]:
@@ -253,7 +253,7 @@ def probe_jax() -> dict[str, Any]:
         try:
             stats = d.memory_stats() or {}
             memory = stats.get("bytes_limit")
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 — a device probe never raises
             pass
         devices.append(_device(f"{d.platform}:{d.id}", kind, getattr(d, "device_kind", None), memory, on(d)))
     return {"version": jax.__version__, "devices": devices, "details": details}

@@ -39,7 +39,7 @@ class DigitsCNN(nn.Module):
         return self.fc(self.features(x))
 
 
-class DigitsCNN_Weights(WeightsEnum):  # noqa: N801 — torchvision's naming (ResNet18_Weights)
+class DigitsCNN_Weights(WeightsEnum):  # torchvision's naming (ResNet18_Weights)
     DIGITS_0_4 = Weights(
         file="digits_cnn_0_4.pt",
         transforms=DigitsPreprocess,

@@ -386,7 +386,7 @@ class Module:
                 p.data = convert(p.data)
                 if p.grad is not None:
                     p.grad.data = convert(p.grad.data)
-            for name, buf in module._buffers.items():
+            for buf in module._buffers.values():
                 if buf is not None:
                     buf.data = convert(buf.data)
         return self

@@ -72,25 +72,6 @@ class Assembled:
                 if placed.origin == STUDENT and placed.role == lab_cells.PLAIN
                 and placed.cell.cell_type == "code" and placed.cell.get("id") in release_ids}
 
-    def covered_code(self, checks_index: int, release_ids: set[str]) -> dict[str, str]:
-        """The code a checks cell covers, for the delegation scan: the answer cells since the
-        previous checks cell, and cells the student added there (helpers an answer may
-        call). The instructor's demo cells (known by their cell id), even edited, are not
-        answers: a demo that calls ``backward()`` to compare must not fail the exercise."""
-        since = 0
-        for index in range(checks_index - 1, -1, -1):
-            if self.placed[index].role == CHECKS and self.placed[index].origin == SOURCE:
-                since = index + 1
-                break
-        found = {}
-        for placed in self.placed[since:checks_index]:
-            if placed.origin != STUDENT or placed.cell.cell_type != "code":
-                continue
-            added = placed.role == lab_cells.PLAIN and placed.cell.get("id") not in release_ids
-            if placed.role == ANSWER or added:
-                found[placed.label] = placed.cell.source
-        return found
-
 
 def _normal(source: str) -> str:
     return "\n".join(line.rstrip() for line in source.strip().splitlines())

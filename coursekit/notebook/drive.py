@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
+from coursekit.caps import MAX_OBSERVATIONS, MAX_PAYLOAD_CHARS, MAX_PRINTED
 from coursekit.grading import tape as tapes
 from coursekit.grading.encoding import MIME_TYPE, Opaque, decode
 from coursekit.grading.monitor import REPORT_S
 from coursekit.grading.program import STOPPED
 from coursekit.grading.verdict import reference_run
+from coursekit.status import Status
 
 from .cells import GradeCall
 from .execute import INTERRUPT_GRACE_S, exit_detail, kill
@@ -39,14 +41,17 @@ from .execute import INTERRUPT_GRACE_S, exit_detail, kill
 # REPORT_S, so a gap of twice that keeps the first forbidden call inside a check reported, and
 # calls made by the next cell out of the check's window (see coursekit.notebook.monitoring).
 GAP_S = 2 * REPORT_S
-MAX_OBSERVATIONS = 20_000
-MAX_PRINTED = 20_000             # characters of stdout or stderr kept per call        # per call; a program has tens to hundreds of cases
-MAX_OBSERVATION_CHARS = 50_000_000   # per call, encoded: large tensors, never gigabytes
 POLL_S = 1.0
 
-# How a driven call ended (``Drive.status``).
-DONE, MISSING, STOPPED_EARLY, TIMEOUT, DEAD, BROKEN = (
-    "done", "missing", "stopped", "timeout", "dead", "broken")
+class DriveStatus(Status):
+    """How a driven call ended (``Drive.status``)."""
+
+    DONE = "done"
+    MISSING = "missing"
+    STOPPED_EARLY = "stopped"
+    TIMEOUT = "timeout"
+    DEAD = "dead"
+    BROKEN = "broken"
 
 
 @dataclass
@@ -57,7 +62,7 @@ class Drive:
     seed: int
     expected: list[tuple[Any, Any]] = field(default_factory=list)
     observed: list[tuple[str, Any]] = field(default_factory=list)
-    status: str = MISSING
+    status: DriveStatus = DriveStatus.MISSING
     note: str = ""
     started: float = 0.0
     ended: float = 0.0
@@ -116,7 +121,7 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
         if remaining <= 0:
             drive.ended = time.monotonic()
             alive = await _interrupt(km, kc, msg_id)
-            drive.status = TIMEOUT if alive else DEAD
+            drive.status = DriveStatus.TIMEOUT if alive else DriveStatus.DEAD
             drive.note = (f"infinite loop? the check ran over {timeout:g}s and was stopped"
                           + ("" if alive else "; the kernel ignored the interrupt and was killed"))
             return drive
@@ -125,7 +130,7 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
         except queue.Empty:
             if not await km.is_alive():
                 drive.ended = time.monotonic()
-                drive.status = DEAD
+                drive.status = DriveStatus.DEAD
                 drive.note = f"the kernel died while this check ran{exit_detail(km)}"
                 return drive
             continue
@@ -140,8 +145,8 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
             if len(text) < MAX_PRINTED:
                 drive.printed[name] = text + str(content.get("text", ""))[:MAX_PRINTED]
             continue
-        if kind == "error" and drive.status == MISSING:
-            drive.status = BROKEN
+        if kind == "error" and drive.status == DriveStatus.MISSING:
+            drive.status = DriveStatus.BROKEN
             drive.note = (f"the grading request failed in the kernel "
                           f"({str(content.get('ename', ''))[:100]}): was grading code replaced?")
         if kind != "display_data":
@@ -150,22 +155,22 @@ async def drive_call(client, km, drive: Drive, from_end: int, timeout: float) ->
         if not isinstance(item, dict) or item.get("ticket") != ticket:
             continue
         if item.get("missing"):
-            drive.status = MISSING
+            drive.status = DriveStatus.MISSING
         elif item.get("done"):
-            drive.status = DONE
+            drive.status = DriveStatus.DONE
         elif isinstance(item.get("label"), str) and len(drive.observed) < MAX_OBSERVATIONS:
             size += len(json.dumps(item.get("value")))
-            value = _decode(item.get("value")) if size <= MAX_OBSERVATION_CHARS else Opaque(
+            value = _decode(item.get("value")) if size <= MAX_PAYLOAD_CHARS else Opaque(
                 "value dropped: this check's observations are over the size limit")
             drive.observed.append((item["label"], value))
     drive.ended = time.monotonic()
-    if drive.status not in (DONE, MISSING, BROKEN):
-        drive.status = STOPPED_EARLY
+    if drive.status not in (DriveStatus.DONE, DriveStatus.MISSING, DriveStatus.BROKEN):
+        drive.status = DriveStatus.STOPPED_EARLY
         drive.note = "the check stopped before its last case"
-    if drive.status == BROKEN and drive.observed:
-        drive.status = STOPPED_EARLY
+    if drive.status == DriveStatus.BROKEN and drive.observed:
+        drive.status = DriveStatus.STOPPED_EARLY
     if any(label == STOPPED for label, _ in drive.observed):
-        drive.status = STOPPED_EARLY
+        drive.status = DriveStatus.STOPPED_EARLY
     return drive
 
 
@@ -216,7 +221,7 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
         drive = await drive_call(client, km, drive, len(same_key) - same_key.index(call),
                                  min(per_call, left))
         drives.append(drive)
-        if drive.status == DEAD:
+        if drive.status == DriveStatus.DEAD:
             break
     await asyncio.sleep(GAP_S)
     return drives
@@ -232,7 +237,7 @@ def checks_driver(calls_at: dict[int, list[GradeCall]], seed_of: Callable[[str, 
         if index not in calls_at:
             return None, ""
         drives = await drive_cell(client, km, calls_at[index], seed_of, per_call, remaining)
-        dead = next((d.note for d in drives if d.status == DEAD), "")
+        dead = next((d.note for d in drives if d.status == DriveStatus.DEAD), "")
         return drives, dead
     return after_cell
 

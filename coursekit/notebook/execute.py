@@ -23,27 +23,19 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
+from coursekit.caps import (MAX_DISPLAY_CHARS, MAX_ERROR_CHARS, MAX_MESSAGE_BYTES,
+                            MAX_NOTEBOOK_CHARS, MAX_OUTPUTS_PER_CELL, MAX_PAYLOAD_CHARS,
+                            MAX_STREAM_CHARS, MAX_TRACEBACK_LINES)
 from coursekit.grading.encoding import MIME_TYPE
 from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
+from coursekit.status import Status
 
 INTERRUPT_GRACE_S = 5.0
 STARTUP_TIMEOUT_S = 120
-MAX_STREAM_CHARS = 200_000     # per cell; a print loop must not fill the grader's memory
-MAX_OUTPUTS_PER_CELL = 500
-MAX_DISPLAY_CHARS = 2_000_000       # one rich output (image, HTML, text/plain of a display)
-MAX_PAYLOAD_CHARS = 50_000_000      # one check's observations: large tensors, never gigabytes
-# all output kept from one notebook: bounds the grader's memory per kernel it drives
-MAX_NOTEBOOK_CHARS = 100_000_000
-MAX_ERROR_CHARS = 10_000            # an exception's message, and each traceback line
-MAX_TRACEBACK_LINES = 100
-# Before any of the above: the bytes of one message part the grader reads at all, and how
-# many messages may wait in one socket's queue (see NOTE [capped before decoded]).
-MAX_MESSAGE_BYTES = 64 * 2**20      # above MAX_PAYLOAD_CHARS's worth of JSON
-MAX_QUEUED_MESSAGES = 64
 RECONNECT_PAUSE_S = 0.2   # after a disconnection, time for a dead kernel's end to be seen
 
-# NOTE [capped before decoded]: the caps above apply to messages jupyter_client has already
+# NOTE [capped before decoded]: the output caps (coursekit.caps) apply to messages jupyter_client has already
 # received and decoded, so one 1 GB display would cost the grader gigabytes before it was
 # dropped. So every socket to a kernel is made with ZMQ_MAXMSGSIZE (libzmq reads a part's
 # length first and refuses a longer one unread) and ZMQ_RCVHWM (a kernel that sends faster
@@ -52,8 +44,16 @@ RECONNECT_PAUSE_S = 0.2   # after a disconnection, time for a dead kernel's end 
 # connection that sent an oversized part for good; _Reconnect connects again and counts it,
 # and the cell it happened in says so.
 
-OK, ERROR, TIMEOUT, KILLED, DEAD, NOT_RUN, SKIPPED = (
-    "ok", "error", "timeout", "killed", "dead", "not run", "skipped")
+class CellStatus(Status):
+    """How a code cell's run ended (``CellRun.status``)."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    KILLED = "killed"      # over its time, it ignored the interrupt: the kernel was stopped
+    DEAD = "dead"          # its kernel died
+    NOT_RUN = "not run"    # a later cell, after the kernel was stopped or died
+    SKIPPED = "skipped"    # a cell the caller asked not to run (the exploration cells)
 
 
 @dataclass
@@ -61,7 +61,7 @@ class CellRun:
     """What happened to one code cell."""
 
     index: int
-    status: str
+    status: CellStatus
     seconds: float = 0.0
     ename: str = ""
     evalue: str = ""
@@ -255,7 +255,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
     code_cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()
                   and i not in skip]
     for index in skip:
-        execution.cells[index] = CellRun(index, SKIPPED)
+        execution.cells[index] = CellRun(index, CellStatus.SKIPPED)
     reconnect = None
     try:
         try:
@@ -266,7 +266,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
         except Exception as error:  # noqa: BLE001 — a kernel that cannot start is an outcome
             execution.stopped = f"the kernel did not start: {error}"
             for index in code_cells:
-                execution.cells[index] = CellRun(index, NOT_RUN)
+                execution.cells[index] = CellRun(index, CellStatus.NOT_RUN)
             return execution
         for position, index in enumerate(code_cells):
             remaining = time_limit - (time.monotonic() - started)
@@ -275,7 +275,7 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                      f"{cell_label(nb.cells[index], index)} and later cells did "
                                      f"not run")
                 for rest in code_cells[position:]:
-                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                    execution.cells[rest] = CellRun(rest, CellStatus.NOT_RUN)
                 break
             if on_cell is not None:
                 on_cell(index)
@@ -284,22 +284,22 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                   min(cell_timeout, remaining), cell_timeout <= remaining,
                                   time_limit, memory_mb)
             execution.cells[index] = run
-            if run.status not in (KILLED, DEAD) and after_cell is not None:
+            if run.status not in (CellStatus.KILLED, CellStatus.DEAD) and after_cell is not None:
                 drives, note = await after_cell(client, km, index,
                                                 time_limit - (time.monotonic() - started))
                 if drives is not None:
                     execution.drives[index] = drives
                 if note:
-                    run.status, run.note = DEAD, note
-            if reconnect.resets > resets and run.status not in (KILLED, DEAD):
+                    run.status, run.note = CellStatus.DEAD, note
+            if reconnect.resets > resets and run.status not in (CellStatus.KILLED, CellStatus.DEAD):
                 run.note = ((run.note + "; ") if run.note else "") + (
                     f"{run.label or cell_label(nb.cells[index], index)} sent the grader a "
                     f"message over {MAX_MESSAGE_BYTES // 2**20} MB: it was refused unread, "
                     f"and what the kernel sent while the grader connected again was lost")
-            if run.status in (KILLED, DEAD):
+            if run.status in (CellStatus.KILLED, CellStatus.DEAD):
                 execution.stopped = run.note
                 for rest in code_cells[position + 1:]:
-                    execution.cells[rest] = CellRun(rest, NOT_RUN)
+                    execution.cells[rest] = CellRun(rest, CellStatus.NOT_RUN)
                 break
     finally:
         if reconnect is not None:
@@ -332,24 +332,24 @@ async def _run_cell(client: NotebookClient, km, cell: NotebookNode, index: int, 
             if not done:
                 task.cancel()
             _consume(task)
-            return CellRun(index, KILLED, time.monotonic() - began,
+            return CellRun(index, CellStatus.KILLED, time.monotonic() - began,
                            note=f"{over}; the kernel ignored the interrupt and was stopped, "
                                 f"so later cells did not run")
     try:
         task.result()
     except DeadKernelError:
-        return CellRun(index, DEAD, time.monotonic() - began,
+        return CellRun(index, CellStatus.DEAD, time.monotonic() - began,
                        note=f"the kernel died in {label}{exit_detail(km)}; "
                             f"checks after it could not run")
     except Exception as error:  # noqa: BLE001 — nbclient failures on this cell
-        return CellRun(index, ERROR, time.monotonic() - began, type(error).__name__, str(error),
+        return CellRun(index, CellStatus.ERROR, time.monotonic() - began, type(error).__name__, str(error),
                        note=f"{label} could not be run: {error}")
-    run = CellRun(index, OK, time.monotonic() - began)
+    run = CellRun(index, CellStatus.OK, time.monotonic() - began)
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            run.status, run.ename, run.evalue = ERROR, output.get("ename", ""), output.get("evalue", "")
+            run.status, run.ename, run.evalue = CellStatus.ERROR, output.get("ename", ""), output.get("evalue", "")
     if timed_out:
-        run.status, run.note = TIMEOUT, f"{over} and was interrupted"
+        run.status, run.note = CellStatus.TIMEOUT, f"{over} and was interrupted"
     elif run.ename == "MemoryError":
         limit = f" (limit {memory_mb} MB)" if memory_mb else ""
         run.note = f"{label} ran out of memory{limit}"
@@ -390,7 +390,7 @@ async def _shutdown(client: NotebookClient, km) -> None:
     try:
         if client.kc is not None:
             client.kc.stop_channels()
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — clean-up of a kernel that may be dead
         pass
     try:
         if km.has_kernel:
@@ -399,5 +399,5 @@ async def _shutdown(client: NotebookClient, km) -> None:
         pass
     try:
         await km.cleanup_resources()
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — clean-up of a kernel that may be dead
         pass

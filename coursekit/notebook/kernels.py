@@ -22,7 +22,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Type
 
-from .execute import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
+from coursekit.caps import MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES
 
 GRADING_KERNEL = "coursekit.grading.kernel"
 DISK_MB = 512   # what a kernel may write, and what a graded folder keeps, all files together
@@ -85,7 +85,7 @@ class GradingKernelManager(AsyncKernelManager):
         """What runs in front of the kernel's command (called at start)."""
         return list(self.wrapper)
 
-    def format_kernel_cmd(self, extra_arguments=None):  # noqa: D102 — jupyter_client API
+    def format_kernel_cmd(self, extra_arguments=None):  # jupyter_client's API
         command = super().format_kernel_cmd(extra_arguments)
         # The grading kernel is ipykernel with the monitor installed before anything else runs.
         command = [GRADING_KERNEL if arg == "ipykernel_launcher" else arg for arg in command]

@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursekit.caps import MAX_EVENTS, MAX_LINE
 from coursekit.grading.kernel import PRELOAD_CHECKS_ENV, PRELOAD_ENV
 from coursekit.grading.monitor import (
     ENGINE_TARGET,
@@ -40,10 +41,10 @@ from .drive import Drive
 
 __all__ = ["Channel", "Event", "delegations", "tampering", "targets"]
 
-MAX_EVENTS = 100_000
 PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, Linux; named in the fcntl module from Python 3.10
-MAX_LINE = 4096
+
+
 def _never_started(execution) -> bool:
     return (execution.stopped or "").startswith("the kernel did not start")
 

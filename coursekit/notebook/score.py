@@ -30,8 +30,8 @@ from coursekit.grading.verdict import CheckResult, judge, judge_expected
 
 from .assemble import Assembled
 from .cells import CHECKS, WRITTEN, GradeCall, LabCell, LabNotebook
-from .drive import DONE, MISSING, Drive
-from .execute import DEAD, ERROR, KILLED, NOT_RUN, TIMEOUT, Execution
+from .drive import Drive, DriveStatus
+from .execute import CellStatus, Execution
 
 
 
@@ -78,13 +78,13 @@ def missing_reason(execution: Execution | None, index: int | None, *,
     run = execution.cells.get(index) if execution is not None else None
     if run is None:
         return "the checks cell was not run"
-    if run.status == NOT_RUN:
+    if run.status == CellStatus.NOT_RUN:
         if hidden or not execution.stopped:
             return "not run: the notebook stopped before this checks cell"
         return f"not run: {execution.stopped}"
-    if run.status in (TIMEOUT, KILLED, DEAD):
+    if run.status in (CellStatus.TIMEOUT, CellStatus.KILLED, CellStatus.DEAD):
         return run.note  # the checks cell's own name and the grader's words
-    if run.status == ERROR:
+    if run.status == CellStatus.ERROR:
         if hidden:
             return f"no result: {run.label} raised an exception before this call"
         evalue = run.evalue if len(run.evalue) < 300 else run.evalue[:300] + "…"
@@ -185,14 +185,14 @@ def _judge_call(call: GradeCall, drive: Drive | None, seed_of: Callable[[str, bo
     if zero_reason:
         return judge(call.check, seed_of(call.check, call.hidden), [],
                      hidden=call.hidden).failed(zero_reason)
-    if drive is None or drive.status == MISSING:
+    if drive is None or drive.status == DriveStatus.MISSING:
         return judge(call.check, seed_of(call.check, call.hidden), [],
                      hidden=call.hidden).failed(reason_if_missing)
-    if not drive.observed and drive.status != DONE:
+    if not drive.observed and drive.status != DriveStatus.DONE:
         return judge_expected(call.check, drive.expected, [], hidden=call.hidden).failed(
             drive.note or reason_if_missing)
     return judge_expected(call.check, drive.expected, drive.observed, hidden=call.hidden,
-                          stopped=drive.note if drive.status != DONE else "")
+                          stopped=drive.note if drive.status != DriveStatus.DONE else "")
 
 
 def depends_message(dependency: str) -> str:

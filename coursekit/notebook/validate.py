@@ -22,7 +22,7 @@ from . import cells as lab_cells
 from . import kernels, monitoring
 from .cells import ANSWER, CHECKS, PLAIN, WRITTEN
 from .drive import checks_driver
-from .execute import ERROR as ERROR_STATUS, run_notebook
+from .execute import CellStatus, run_notebook
 from ..course import Course, Lab, ManifestError, find_root, load_course
 from .score import CellScore, delegation, explain_dependencies, missing_reason, score_checks_cell
 
@@ -192,7 +192,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     async def run():
         channel = monitoring.Channel.open(runtime)
         try:
-            targets = monitoring.targets(checks, course.check_path) if course is not None else []
+            targets = monitoring.targets(checks) if course is not None else []
             return channel, await run_notebook(
                 nb, km, cwd=workdir,
                 env={**env, **channel.env(targets, course.check_path if course else (),
@@ -214,7 +214,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     stubs = _release_sources(course, lab)
     for cell in notebook.cells:
         run = execution.cells.get(cell.index)
-        if cell.role == ANSWER and run is not None and run.status == ERROR_STATUS:
+        if cell.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
             result.broken_answers.append(f"the answer in {run.label} raised {run.ename}"
                                          + (f": {run.evalue[:300]}" if run.evalue else "")
                                          + " — the checks after it cannot pass until it runs")

@@ -27,7 +27,7 @@ def test_autograd_exports_the_engine_api():
 
 def test_unknown_attribute_raises_attribute_error():
     try:
-        ck.no_such_thing  # noqa: B018
+        ck.no_such_thing
     except AttributeError as error:
         assert "no_such_thing" in str(error)
     else:

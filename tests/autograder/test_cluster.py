@@ -204,7 +204,7 @@ def _stored(course) -> int:
         return 0
 
 
-def test_this_repositorys_demo_class_grades_on_real_dask_processes_as_locally(repo_demo,
+def test_this_repositorys_demo_class_grades_on_real_dask_processes_as_locally(repo_demo,  # noqa: F811 — the imported fixture
                                                                              tmp_path):
     """The README's course, on a cluster as the README starts one: each student's score
     equals the local run's, though a worker process is killed in the middle."""

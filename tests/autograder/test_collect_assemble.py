@@ -38,7 +38,7 @@ def test_renamed_and_nested_notebooks_are_matched_by_cell_ids(demo, classdir):
     (classdir / "ann" / "deep").mkdir(parents=True)
     nbformat.write(demo.notebook(), str(classdir / "ann" / "deep" / "x.ipynb"))
     (sub,) = _collect(demo, classdir)
-    assert sub.status == collect.FOUND and sub.path.name == "x.ipynb"
+    assert sub.status == collect.SubmissionStatus.FOUND and sub.path.name == "x.ipynb"
     assert "renamed" in sub.notes[0]
 
 
@@ -64,7 +64,7 @@ def test_a_notebook_sharing_only_ungraded_cell_ids_is_not_taken(demo, classdir):
     (classdir / "dee").mkdir()
     nbformat.write(other, str(classdir / "dee" / "lab99.ipynb"))
     (sub,) = _collect(demo, classdir)
-    assert sub.status == collect.MISSING
+    assert sub.status == collect.SubmissionStatus.MISSING
 
 
 def test_a_notebook_of_another_lab_is_not_taken(demo, classdir):
@@ -72,14 +72,14 @@ def test_a_notebook_of_another_lab_is_not_taken(demo, classdir):
     (classdir / "cat").mkdir()
     nbformat.write(other, str(classdir / "cat" / "labfx.ipynb"))
     (sub,) = _collect(demo, classdir)
-    assert sub.status == collect.MISSING and "labfx.ipynb" in sub.notes[0]
+    assert sub.status == collect.SubmissionStatus.MISSING and "labfx.ipynb" in sub.notes[0]
 
 
 def test_corrupt_json_is_an_outcome_with_a_reason(demo, classdir):
     (classdir / "dan").mkdir()
     (classdir / "dan" / "labfx.ipynb").write_text('{"cells": [')
     (sub,) = _collect(demo, classdir)
-    assert sub.status == collect.CORRUPT and "not valid JSON" in sub.notes[0]
+    assert sub.status == collect.SubmissionStatus.CORRUPT and "not valid JSON" in sub.notes[0]
 
 
 def test_zip_submissions_unpack_safely(demo, tmp_path):
@@ -90,12 +90,12 @@ def test_zip_submissions_unpack_safely(demo, tmp_path):
         zf.writestr("../../escape.txt", "outside")
         zf.writestr("/etc/evil.txt", "absolute")
     (sub,) = _collect(demo, classdir)
-    assert sub.status == collect.FOUND
+    assert sub.status == collect.SubmissionStatus.FOUND
     assert not (tmp_path / "escape.txt").exists()
     assert not list(demo.course.work_dir.rglob("evil.txt"))
     (tmp_path / "class" / "bad.zip").write_bytes(b"not a zip")
     subs = {s.student: s for s in _collect(demo, classdir)}
-    assert subs["bad"].status == collect.CORRUPT and "cannot be unpacked" in subs["bad"].notes[0]
+    assert subs["bad"].status == collect.SubmissionStatus.CORRUPT and "cannot be unpacked" in subs["bad"].notes[0]
 
 
 def test_a_student_id_is_the_hand_ins_name_exactly_or_none():

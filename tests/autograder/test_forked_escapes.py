@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import ERROR
+from autograder.pipeline.gradebook import OutcomeStatus
 from machine_load import scaled, slowdown
 from test_forked_kernels import (  # noqa: F401 — fixtures used by name
     LIMITS, WAIT_S, Slot, _left_after, course, make_slot)
@@ -391,7 +391,7 @@ STARTED_IN_A_KERNEL = ("by_ctypes.txt", "by_loop_callback.txt", "by_signal_handl
 
 
 @pytest.fixture(scope="module")
-def unmonitored(course):
+def unmonitored(course):  # noqa: F811 — the imported fixture
     slot = Slot(course, sandbox.probe(course), LIMITS)
     try:
         with _setting_up():
@@ -642,7 +642,7 @@ def _in_a_session_keyring(work):
 
 
 @pytest.fixture(scope="module")
-def ann_then_bob(course):
+def ann_then_bob(course):  # noqa: F811 — the imported fixture
     """A leaves everything it can (as native code), then B looks, in the same zygote, both
     graded from a thread that has a session keyring of its own."""
     slot = Slot(course, sandbox.probe(course), LIMITS)
@@ -754,7 +754,7 @@ os.close(fd)
 '''
 
 
-def test_what_a_student_leaves_in_its_runtime_folder_never_keeps_the_slot(make_slot):
+def test_what_a_student_leaves_in_its_runtime_folder_never_keeps_the_slot(make_slot):  # noqa: F811 — the fixture
     slot = make_slot()
     try:
         a = slot.grade("ann_deep", slot.notebook(DEEP_RUNTIME))
@@ -764,7 +764,7 @@ def test_what_a_student_leaves_in_its_runtime_folder_never_keeps_the_slot(make_s
         evidence = (f"A: {a.status} {a.reasons}; zygotes after B: "
                     f"{[(z.process.pid, z.busy) for z in zygotes]}")
         _require(b.score == pytest.approx(b.auto_max_score), f"B was not graded: {b.reasons}")
-        assert a.status != ERROR, evidence
+        assert a.status != OutcomeStatus.ERROR, evidence
         assert (slot.graded("ann_deep") / slot.lab.notebook).is_file(), evidence
         assert len(zygotes) == 1 and zygotes[0].process.pid == first[1], evidence
     finally:   # the pool's own cleanup would trip on the same tree

@@ -42,7 +42,7 @@ from autograder.demo import demo_class
 from autograder.isolation import forked
 from autograder.isolation import sandbox
 from autograder.pipeline.autograde import Grader, Overrides, prepare_lab
-from autograder.pipeline.collect import FOUND, Submission
+from autograder.pipeline.collect import Submission, SubmissionStatus
 from conftest import make_fixture_course
 from machine_load import scaled, slowdown
 
@@ -105,7 +105,7 @@ class Slot:
         folder = self.course.submitted_dir / student / self.lab.id
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / self.lab.notebook))
-        return Submission(student, self.lab.id, FOUND, folder, folder / self.lab.notebook, nb)
+        return Submission(student, self.lab.id, SubmissionStatus.FOUND, folder, folder / self.lab.notebook, nb)
 
     async def agrade(self, student: str, nb, *, fresh: bool = False):
         """Grade ``nb`` as ``student``: forked in the slot, or in a fresh kernel."""
@@ -746,8 +746,8 @@ def test_a_zygote_that_does_not_settle_is_stopped_and_the_outcome_and_the_run_sa
     quiet = slot.grade("quinn_quiet", slot.notebook(WAIT_FOR_GO), beside=stop_the_zygote())
     assert "stopped" in seen, "the kernel never said it was ready"
     zygote = seen["zygote"]
-    assert f"; the slot's pre-warmed kernel process did not settle after this kernel (no " \
-           f"answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
+    assert "; the slot's pre-warmed kernel process did not settle after this kernel (no " \
+           "answer and no sign of its clean-up for 3.0 s) and was stopped" in quiet.sandbox, \
         quiet.sandbox
     assert quiet.score == pytest.approx(quiet.auto_max_score), quiet.reasons
     assert (slot.graded("quinn_quiet") / "ready").is_file()

@@ -34,9 +34,8 @@ from autograder.isolation.sandbox import probe
 from autograder.pipeline import collect
 from autograder.pipeline import gradebook as gb
 from autograder.pipeline.autograde import Grader, prepare_lab
-from autograder.pipeline.collect import CORRUPT, FOUND, MISSING
+from autograder.pipeline.collect import SubmissionStatus
 from autograder.publish import export, feedback
-from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed
 from coursekit.notebook.assemble import assemble
 from coursekit.notebook.score import score_notebook
@@ -105,7 +104,7 @@ def grade_in_process(s: Setting, sub: collect.Submission) -> gb.Outcome:
     """What the grader does with one submission, minus the kernel: a found notebook is
     assembled, written as the graded notebook would be, and scored as not run; any other
     submission goes through :meth:`Grader.grade` itself (it starts no kernel for those)."""
-    if sub.status != FOUND:
+    if sub.status != SubmissionStatus.FOUND:
         return asyncio.run(s.grader.grade(sub, s.context))
     assembled = assemble(s.context.source, s.context.release, sub.nb)
     nbformat.writes(assembled.nb).encode("utf-8")  # the graded notebook can be written
@@ -126,18 +125,18 @@ def check_class(s: Setting, classdir: Path) -> None:
     submissions = collect.collect(s.course, [lab], {lab.id: s.context.identifying_ids},
                                   classdir)
     by_student = {sub.student: sub for sub in submissions}
-    assert by_student["ann"].status == FOUND, by_student["ann"].notes
+    assert by_student["ann"].status == SubmissionStatus.FOUND, by_student["ann"].notes
     for sub in submissions:
         # "error" would be collect's catch-all: a shape it does not check for yet.
-        assert sub.status in (FOUND, MISSING, CORRUPT), sub.notes
-        if sub.status != FOUND:
+        assert sub.status in (SubmissionStatus.FOUND, SubmissionStatus.MISSING, SubmissionStatus.CORRUPT), sub.notes
+        if sub.status != SubmissionStatus.FOUND:
             assert sub.notes and sub.notes[0].strip()
         if sub.student != "ann":
             event(f"{sub.status}: " + " ".join(
                 (sub.notes[0] if sub.notes else "").split(": ")[1:2])[:40])
         gb.record(s.gradebook, grade_in_process(s, sub))
     for stored in gb.load_outcomes(s.gradebook, students=list(by_student)):
-        assert stored.status in ("graded", MISSING, CORRUPT)
+        assert stored.status in ("graded", SubmissionStatus.MISSING, SubmissionStatus.CORRUPT)
         if stored.status != "graded":
             reason = stored.reasons[0]
             assert reason and len(reason) <= gb.REASON_CHARS and "Traceback" not in reason

@@ -119,7 +119,7 @@ def _stored(demo, sub):
 def test_nbformat_minor_x_is_a_corrupt_outcome_that_says_so(demo):
     hand_in_minor_x(demo, demo.course.submitted_dir)
     sub = _collect_one(demo, "bad_minor")
-    assert sub.status == collect.CORRUPT
+    assert sub.status == collect.SubmissionStatus.CORRUPT
     assert sub.notes == ["'labfx.ipynb': not a notebook: nbformat_minor is 'x', expected an "
                          "integer"]
     stored = _stored(demo, sub)
@@ -131,7 +131,7 @@ def test_nbformat_minor_x_is_a_corrupt_outcome_that_says_so(demo):
 def test_deeply_nested_json_is_a_corrupt_outcome_that_says_so(demo):
     hand_in_deep_json(demo, demo.course.submitted_dir)
     sub = _collect_one(demo, "bad_deep")
-    assert sub.status == collect.CORRUPT and "nested too deeply" in sub.notes[0]
+    assert sub.status == collect.SubmissionStatus.CORRUPT and "nested too deeply" in sub.notes[0]
     assert _stored(demo, sub).status == "corrupt"
 
 
@@ -142,14 +142,14 @@ def test_json_nested_deeper_than_a_notebook_but_readable_is_refused_by_depth(dem
     nb["metadata"]["deep"] = "@"
     (folder / "labfx.ipynb").write_text(json.dumps(nb).replace('"@"', "[" * 500 + "]" * 500))
     sub = _collect_one(demo, "bad_depth")
-    assert sub.status == collect.CORRUPT
+    assert sub.status == collect.SubmissionStatus.CORRUPT
     assert f"expected at most {collect.MAX_JSON_DEPTH}" in sub.notes[0]
 
 
 def test_a_zip_whose_notebook_uses_an_unknown_compression_method_is_corrupt_and_named(demo):
     hand_in_zip_unknown_method(demo, demo.course.submitted_dir)
     sub = _collect_one(demo, "bad_zip")
-    assert sub.status == collect.CORRUPT
+    assert sub.status == collect.SubmissionStatus.CORRUPT
     assert sub.notes[0] == ("'labfx/labfx.ipynb': could not be unpacked from the zip: it uses "
                             "compression method 99, which cannot be read (re-zip it with the "
                             "standard method, deflate)")
@@ -160,7 +160,7 @@ def test_a_zip_member_with_an_unknown_method_is_left_out_and_the_notebook_graded
     hand_in_zip_unknown_method(demo, demo.course.submitted_dir, member="labfx/data.csv",
                                student="half_zip")
     sub = _collect_one(demo, "half_zip")
-    assert sub.status == collect.FOUND
+    assert sub.status == collect.SubmissionStatus.FOUND
     assert any(n.startswith("'labfx/data.csv' was left out of the zip: it uses compression "
                             "method 99") for n in sub.notes), sub.notes
 
@@ -168,7 +168,7 @@ def test_a_zip_member_with_an_unknown_method_is_left_out_and_the_notebook_graded
 def test_a_corrupt_notebook_whose_message_carries_a_lone_surrogate_is_stored(demo):
     hand_in_surrogate(demo, demo.course.submitted_dir)
     sub = _collect_one(demo, "bad_surrogate")
-    assert sub.status == collect.CORRUPT
+    assert sub.status == collect.SubmissionStatus.CORRUPT
     assert "nbformat is '\ufffd', expected an integer (4)" in sub.notes[0]
     stored = _stored(demo, sub)
     assert stored.status == "corrupt"

@@ -36,7 +36,7 @@ from coursekit import course as manifest
 from coursekit.grading.integrity import DELEGATION
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import red_team_lab01 as rt  # noqa: E402
+import red_team_lab01 as rt
 
 REPO = Path(__file__).resolve().parents[2]
 HANDS, ATTACKS, HONEST = rt.hands()

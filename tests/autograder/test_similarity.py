@@ -48,7 +48,7 @@ def test_planted_copies_are_caught_and_honest_answers_are_not(lab_id, tmp_path):
     base = sim.release_base(COURSE, lab)
     matches = sim.compare_answers(sim.answers_of(COURSE, lab, tmp_path / "submitted"), base,
                                   sim.reference_sources(COURSE), keep=10**9)
-    is_reference = lambda o: o.startswith(sim.REFERENCE)  # noqa: E731
+    is_reference = lambda o: o.startswith(sim.REFERENCE)
     # An exercise is judged when the solution has MIN_TOKENS tokens of its own.
     judged = [e for e, code in planted.answers["original"].items()
               if sim._fingerprint(code, base).token_coverage >= sim.MIN_TOKENS]

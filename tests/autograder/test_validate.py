@@ -2,7 +2,6 @@
 truth in its exit status (unlike `nbgrader validate`)."""
 from __future__ import annotations
 
-import copy
 
 import nbformat
 import pytest

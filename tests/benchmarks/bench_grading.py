@@ -29,7 +29,7 @@ from nbclient import NotebookClient
 from autograder.demo import demo_class
 from autograder.isolation import forked, sandbox
 from autograder.pipeline.autograde import Grader, Overrides, autograde, prepare_lab
-from autograder.pipeline.collect import FOUND, Submission
+from autograder.pipeline.collect import Submission, SubmissionStatus
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.release import write_release
 from coursekit import course as manifest
@@ -94,7 +94,7 @@ def test_harness_cost_per_notebook_against_its_floor(tmp_path, lab_id):
     nbformat.write(nb, str(folder / lab.notebook))
     context = prepare_lab(course, lab)
     status = sandbox.probe(course)
-    sub = Submission("bench", lab.id, FOUND, folder, folder / lab.notebook, nb)
+    sub = Submission("bench", lab.id, SubmissionStatus.FOUND, folder, folder / lab.notebook, nb)
     env = {k: v for k, v in os.environ.items() if k != "COURSEKIT_MODE"}
     env.update(OMP_NUM_THREADS="1", MPLBACKEND="Agg", COURSEKIT_SEED="1", **course.kernel_env())
     fresh = Grader(course, status, Overrides(memory_mb=4096))

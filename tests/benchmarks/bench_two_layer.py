@@ -18,12 +18,11 @@ import os
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
     os.environ[_var] = "1"
 
-import statistics  # noqa: E402
-import time  # noqa: E402
-from typing import Callable  # noqa: E402
+import time
+from typing import Callable
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
 N, D_IN, H, D_OUT = 64, 1000, 100, 10
 LR = 1e-6

@@ -14,8 +14,8 @@ import coursekit.data as ckd
 from coursekit.data import CollateError, default_collate
 
 torch = pytest.importorskip("torch")
-import torch.utils.data as tud  # noqa: E402
-from machine_load import scaled  # noqa: E402
+import torch.utils.data as tud
+from machine_load import scaled
 
 
 def _coursekit():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import coursekit.data as ckd
 
 torch = pytest.importorskip("torch")
-import torch.utils.data as tud  # noqa: E402
+import torch.utils.data as tud
 
 
 def _coursekit_tensor():

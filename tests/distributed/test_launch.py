@@ -17,8 +17,8 @@ import pytest
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
 
-from coursekit.distributed import RankFailed, launch  # noqa: E402
-from machine_load import scaled  # noqa: E402
+from coursekit.distributed import RankFailed, launch
+from machine_load import scaled
 
 
 def _children() -> set[int]:

@@ -11,11 +11,11 @@ import pytest
 torch = pytest.importorskip("torch")
 dist = pytest.importorskip("torch.distributed")
 
-from coursekit.distributed import launch  # noqa: E402
-from coursekit.distributed.data_parallel import data_parallel_grads  # noqa: E402
-from coursekit.distributed.model_parallel import two_stage_step  # noqa: E402
-from coursekit.distributed.ring import ring_all_reduce  # noqa: E402
-from coursekit.distributed.traffic import counting_sent_bytes  # noqa: E402
+from coursekit.distributed import launch
+from coursekit.distributed.data_parallel import data_parallel_grads
+from coursekit.distributed.model_parallel import two_stage_step
+from coursekit.distributed.ring import ring_all_reduce
+from coursekit.distributed.traffic import counting_sent_bytes
 
 F = torch.nn.functional
 

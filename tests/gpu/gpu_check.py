@@ -120,7 +120,7 @@ class GpuCheck:
         # lab00's environment report): with this it takes what it needs, beside torch.
         self.env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         self.env.pop("COURSEKIT_MODE", None)
-        self.log = open(self.out / "gpu_check.log", "w")  # noqa: SIM115 — open for the whole run
+        self.log = open(self.out / "gpu_check.log", "w")  # open for the whole run
         self.report: dict[str, Any] = {
             "schema": 1, "tool": "tests/gpu/gpu_check.py", "started": _utc(), "finished": None,
             "mode": None, "target_device": None, "budget_s": args.budget, "seconds": 0.0,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from coursekit.grading import Case, CheckFailed, check, grade, judge, run_program, get_check
-from coursekit.grading.encoding import MIME_TYPE, decode, encode
+from coursekit.grading.encoding import decode, encode
 from coursekit.grading.integrity import find_forbidden, find_tampering
 from coursekit.grading.seeds import hidden_seed, public_seed
 from coursekit.grading.verdict import decode_payload, observed

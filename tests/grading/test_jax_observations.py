@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 # Imported first: it asks XLA for two host devices when JAX is not imported yet.
-from coursekit.grading.checks import lab08  # noqa: F401
+from coursekit.grading.checks import lab08  # noqa: F401 — for what importing it does (above)
 from coursekit.grading.compare import compare
 from coursekit.grading.verdict import observed
 

@@ -25,7 +25,7 @@ def has_cuda() -> bool:
         import torch
 
         return torch.cuda.is_available()
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 — a broken driver is "no CUDA"
         return False
 
 

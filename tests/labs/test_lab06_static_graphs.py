@@ -11,9 +11,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coursekit.grading.program import get_check, run_program  # noqa: E402
-from coursekit.graphs import FreshProcessError, run_in_fresh_process, trace_disagreements  # noqa: E402
-from coursekit.graphs.models import FUNCTIONS, random_model  # noqa: E402
+from coursekit.grading.program import get_check, run_program
+from coursekit.graphs import FreshProcessError, run_in_fresh_process, trace_disagreements
+from coursekit.graphs.models import FUNCTIONS, random_model
 
 
 def test_reference_flags_exactly_the_inputs_a_trace_gets_wrong():

@@ -9,7 +9,7 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from coursekit.grading.checks import lab10  # noqa: E402
+from coursekit.grading.checks import lab10
 
 
 def _problem(seed: int):

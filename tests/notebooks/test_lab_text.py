@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import nbformat
-import numpy as np
 import pytest
 import torch
 

@@ -37,9 +37,9 @@ def test_softmax_family_along_any_axis_matches_torch(name, data, shape, use_dim_
     axis = data.draw(st.integers(-len(shape), len(shape) - 1), label="axis")
     x = data.draw(arrays(shape, floats(-30.0, 30.0)), label="x")
     if use_dim_keyword:
-        ck_fn = lambda t: getattr(t, name)(dim=axis)  # noqa: E731
+        ck_fn = lambda t: getattr(t, name)(dim=axis)
     else:
-        ck_fn = lambda t: getattr(ck, name)(t, axis)  # noqa: E731
+        ck_fn = lambda t: getattr(ck, name)(t, axis)
     assert_matches_torch(ck_fn, lambda t: getattr(torch, name)(t, dim=axis), [x])
 
 

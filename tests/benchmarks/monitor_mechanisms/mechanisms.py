@@ -26,7 +26,6 @@ mode = sys.argv[1]
 ns = {}
 code = compile(STUDENT, "/home/student/cell.py", "exec")
 exec(code, ns)
-student_codes = {id(c) for c in [code, ns["train"].__code__]}
 reported = []
 if mode == "noop":
     sys.setprofile(lambda f, e, a: None)
