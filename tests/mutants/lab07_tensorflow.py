@@ -148,6 +148,10 @@ _TF_TORCH = '''def tf_torch_grads(x, y, w1, b1, w2, b2):
 
 MUTANTS = {
     "tf1_train": [
+        ("writes the final weights into the caller's w1 and w2 too (its inputs changed)",
+         _edit(_TF1, "    return np.array(losses), w1_final, w2_final\n",
+               "    w1[...], w2[...] = w1_final, w2_final\n"
+               "    return np.array(losses), w1_final, w2_final\n")),
         ("the loss summed over rows instead of averaged (reduce_sum for reduce_mean)",
          _edit(_TF1, "loss = tf.reduce_mean(tf.reduce_sum((y_pred - y_in) ** 2, axis=1))",
                "loss = tf.reduce_sum(tf.reduce_sum((y_pred - y_in) ** 2, axis=1))")),
@@ -178,6 +182,12 @@ MUTANTS = {
          _edit(_TF1, "    with graph.as_default():\n", "    if True:\n")),
     ],
     "tape_train": [
+        ("writes the final weights into the caller's w1 and w2 too (its inputs changed)",
+         _edit(_edit(_TAPE, "    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n",
+                     "    given_w1, given_w2 = w1, w2\n    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n"),
+               "    return np.array(losses), w1.numpy(), w2.numpy()\n",
+               "    given_w1[...], given_w2[...] = w1.numpy(), w2.numpy()\n"
+               "    return np.array(losses), w1.numpy(), w2.numpy()\n")),
         ("rebinds w1 = w1 - lr * g: a plain tensor the next tape does not watch",
          _edit(_edit(_TAPE, "w1.assign_sub(lr * grad_w1)", "w1 = w1 - lr * grad_w1"),
                "w2.assign_sub(lr * grad_w2)", "w2 = w2 - lr * grad_w2")),

@@ -88,6 +88,15 @@ def _result_part(box: dict, index: int) -> Any:
     return np.asarray(item, dtype=np.float64) if isinstance(item, (list, tuple)) else item
 
 
+def _inputs_changed(box: dict, given: tuple, originals: tuple) -> str:
+    """The names of the caller's arrays the call wrote into, once it has returned."""
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    changed = [name for name, now, before in zip(("x", "y", "w1", "w2"), given, originals)
+               if not np.array_equal(now, before)]
+    return ", ".join(changed) or "none"
+
+
 def _still_eager(box: dict) -> bool:
     """Whether eager execution is on, once the call has returned a triple (anything else, or
     an object that pretends to be one, fails here as in the other cases)."""
@@ -127,6 +136,7 @@ def _train_program(impl, rng, *, eager_case: bool):
         n, d_in, h, d_out = (int(rng.integers(3, 9)), int(rng.integers(2, 7)),
                              int(rng.integers(2, 8)), int(rng.integers(1, 4)))
         x, y, w1, w2 = _net_problem(rng, n, d_in, h, d_out)
+        originals = tuple(a.copy() for a in (x, y, w1, w2))  # before the call can write into them
         steps, lr = (1 if trial == 0 else int(rng.integers(3, 7))), float(rng.uniform(0.02, 0.1))
         label = (f"{'one step' if trial == 0 else f'trial {trial}'} (N={n}, D_in={d_in}, H={h}, "
                  f"D_out={d_out}, {steps} step{'s' * (steps > 1)}, lr={lr:.3g})")
@@ -147,6 +157,12 @@ def _train_program(impl, rng, *, eager_case: bool):
                    rtol=1e-4, atol=1e-5, follows=one_step)
         if trial == 0:
             one_step = labels
+    yield Case("the caller's x, y, w1 and w2 are left as they were",
+               lambda box=box, given=(x, y, w1, w2), originals=originals:
+               _inputs_changed(box, given, originals),
+               hint="your function wrote into an array it was given (`w1 -= ...` or "
+                    "`w1[...] = ...` on the caller's NumPy array); a Variable made from w1 "
+                    "holds a copy: update that, and return the final weights")
     if eager_case:  # only once the calls above have returned (a stub changes nothing)
         yield Case("eager execution is still on after the call",
                    lambda box=box: _still_eager(box),
