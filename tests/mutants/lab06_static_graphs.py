@@ -169,6 +169,11 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss):
     model.eval()
     torch.save(model.state_dict(), path)
 '''),
+        ("a batch Dim with a max: the graph refuses batches above 1024", '''def save_for_deployment(model, example, path):
+    model.eval()
+    batch = torch.export.Dim("batch", max=1024)
+    torch.export.save(torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}}), path)
+'''),
         ("an export without a dynamic batch", '''def save_for_deployment(model, example, path):
     model.eval()
     torch.export.save(torch.export.export(model, (example,)), path)
@@ -359,6 +364,13 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
         ("TorchScript, the deprecated way: script in eval mode, jit.save", '''def save_for_deployment(model, example, path):
     model.eval()
     torch.jit.save(torch.jit.script(model), path)
+'''),
+        # torch declares 2 as the least size of its own dynamic dims (Dim.AUTO) and guards a
+        # min only above 2: this graph runs on a batch of 1.
+        ("a batch Dim declared with min=2 (the 0/1 note read as a rule)", '''def save_for_deployment(model, example, path):
+    model.eval()
+    batch = torch.export.Dim("batch", min=2)
+    torch.export.save(torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}}), path)
 '''),
     ],
     "export_onnx": [

@@ -11,6 +11,7 @@ exporting a model calls its ``forward`` from the student's code).
 """
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -360,13 +361,34 @@ def export_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def _saved_and_run(impl, model, example, inputs) -> list[np.ndarray]:
+def _saved_and_run(impl, model, example, inputs, box: dict) -> list[np.ndarray]:
     from coursekit.graphs import run_in_fresh_process
 
-    with tempfile.TemporaryDirectory(prefix="lab06-deploy-") as folder:
-        path = Path(folder) / "model.pt2"
-        impl(model, _tensor(example), str(path))
-        return run_in_fresh_process(path, inputs)
+    path = Path(box["folder"]) / "model.pt2"
+    impl(model, _tensor(example), str(path))
+    outputs = run_in_fresh_process(path, inputs)
+    box["saved"] = path
+    return outputs
+
+
+def _largest_batch_declared(box: dict) -> int | str:
+    """The largest batch the saved graph says it accepts ("any" for no bound). The fresh
+    process may accept more than the graph declares: torch guards a Dim's max, and its min
+    only above 2, since 0 and 1 are specialised while exporting (Dim.AUTO declares 2)."""
+    import torch
+
+    path = _kept(box, "saved", "saved, then loaded and run in a fresh Python process")
+    try:
+        program = torch.export.load(path)
+    except Exception:  # noqa: BLE001 — a TorchScript file, which the fresh process ran: no bounds
+        return "any"
+    name = program.graph_signature.user_inputs[0]
+    node = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name == name)
+    size = node.meta["val"].shape[0]
+    if isinstance(size, int):
+        return size
+    upper = program.range_constraints[size.node.expr].upper
+    return "any" if math.isinf(float(upper)) else int(upper)
 
 
 @check("lab06.save_for_deployment", reference=_reference_deploy)
@@ -379,14 +401,21 @@ def deploy_program(impl: Any, rng):
     example = rng.standard_normal((batch, features)).astype(np.float32)
     sizes = _batch_sizes(rng, batch)
     inputs = [rng.standard_normal((b, features)).astype(np.float32) for b in sizes]
-    yield Case(f"saved, then loaded and run in a fresh Python process on batches of "
-               f"{', '.join(map(str, sizes))}", lambda: _saved_and_run(impl, model, example, inputs),
-               names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-6,
-               hint="the fresh process has torch but not your code: it loads the file with "
-                    "torch.export.load (or torch.jit.load). Save a graph with "
-                    "torch.export.save(torch.export.export(...), path), in eval mode, with a "
-                    "dynamic batch dimension; torch.save of the model or its state_dict is a "
-                    "checkpoint, which needs the class to load")
+    with tempfile.TemporaryDirectory(prefix="lab06-deploy-") as folder:
+        box: dict[str, Any] = {"folder": folder}
+        ran = (f"saved, then loaded and run in a fresh Python process on batches of "
+               f"{', '.join(map(str, sizes))}")
+        yield Case(ran, lambda: _saved_and_run(impl, model, example, inputs, box),
+                   names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-6,
+                   hint="the fresh process has torch but not your code: it loads the file with "
+                        "torch.export.load (or torch.jit.load). Save a graph with "
+                        "torch.export.save(torch.export.export(...), path), in eval mode, with "
+                        "a dynamic batch dimension; torch.save of the model or its state_dict "
+                        "is a checkpoint, which needs the class to load")
+        yield Case("the largest batch the saved graph declares it accepts",
+                   lambda: _largest_batch_declared(box), follows=(ran,),
+                   hint="the graph refuses batches above the batch Dim's max: declare "
+                        "torch.export.Dim('batch') without a max, so that any batch size runs")
 
 
 # ---------------------------------------------------------------------------------------------
