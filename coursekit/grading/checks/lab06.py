@@ -196,6 +196,40 @@ def trace_disagreements_program(impl: Any, rng):
                    hint="trace once, on the example; then compare traced(x) with fn(x) for "
                         "every input: a traced call that raises, a different shape or "
                         "values that are not allclose all count as a disagreement (True)")
+    yield from _tolerance_cases(impl, rng)
+
+
+def _near(rng, example: np.ndarray, spread: float, relative: bool) -> np.ndarray:
+    """An input that differs from ``example`` by at most ``spread`` (relatively or not), and
+    by exactly that at [0, 0], so that the default tolerances never cover it."""
+    step = rng.uniform(-spread, spread, example.shape)
+    step[0, 0] = spread
+    return example * (1 + step) if relative else example + step
+
+
+def _tolerance_cases(impl: Any, rng):
+    """rtol and atol, each given alone: via_numpy's trace keeps the example's square, so an
+    input near the example agrees only within the tolerance given. One input of another
+    shape disagrees whatever the tolerance."""
+    from coursekit.graphs.models import FUNCTIONS
+
+    cols = int(rng.integers(2, 6))
+    large = rng.uniform(100, 200, (3, cols)) * rng.choice([-1.0, 1.0], (3, cols))
+    small = rng.uniform(-1, 1, (3, cols))
+    small[0, 0] = 0.0   # no relative tolerance covers a change at an exact zero
+    given = (("a relative 1e-4 of an example of magnitude 100 to 200", large, True, 1e-4,
+              {"rtol": 1e-3, "atol": 0.0}),
+             ("1e-3 of an example in [-1, 1] that holds a zero", small, False, 1e-3,
+              {"rtol": 0.0, "atol": 1e-2}))
+    for description, example, relative, spread, tolerance in given:
+        inputs = [_near(rng, example, spread, relative) for _ in range(2)]
+        inputs.append(rng.standard_normal((int(rng.integers(4, 7)), cols)))
+        yield Case(f"via_numpy: inputs within {description}, "
+                   f"{', '.join(f'{k}={v:g}' for k, v in tolerance.items())} given",
+                   lambda e=example, i=inputs, t=tolerance: impl(
+                       FUNCTIONS["via_numpy"], _tensor(e), [_tensor(x) for x in i], **t),
+                   hint="pass rtol and atol on to torch.allclose(traced_result, eager_result, "
+                        "rtol=rtol, atol=atol): each input's verdict depends on them")
 
 
 # ---------------------------------------------------------------------------------------------
