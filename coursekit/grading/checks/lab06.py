@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check, handed
+from ..properties import edge, parameter, promise
 
 # ---------------------------------------------------------------------------------------------
 # references
@@ -906,3 +907,117 @@ def tree_encode_program(impl: Any, rng):
                         "(indexing, torch.cat, @, +, torch.tanh): no .item(), .numpy(), "
                         "torch.tensor(...) or .detach() on the way, so that backward reaches "
                         "all three")
+
+
+# ---------------------------------------------------------------------------------------------
+# property tables (see coursekit.grading.properties)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = {
+    "lab06.trace_disagreements": (
+        parameter("fn", "grow_or_shrink: traced on an example with a positive sum"),
+        parameter("example", "via_numpy: traced on one example"),
+        parameter("inputs", "double_each_row: traced on an example of 4 rows, tried on"),
+        parameter("rtol", "rtol=0.001, atol=0 given"),
+        parameter("atol", "rtol=0, atol=0.01 given"),
+        promise("traced once, on the example: an input equal to it agrees",
+                "via_numpy: traced on one example"),
+        promise("one bool per input, True where the trace disagrees", "grow_or_shrink: traced"),
+        promise("values compared with torch.allclose", "scale_by_length: traced"),
+        promise("a trace that agrees everywhere gives False everywhere", "smooth_gate: traced"),
+        promise("the reference trace_disagreements is not used",
+                forbidden="coursekit.graphs.tracing"),
+        edge("the traced call raises", "double_each_row: traced"),
+        edge("the two results have different shapes", "via_numpy: traced on one example"),
+        edge("a data-dependent loop count", "repeat_by_max: traced"),
+    ),
+    "lab06.grow_or_shrink": (
+        parameter("x", "called eagerly on a negative sum"),
+        promise("x * 2 when x.sum() > 0", "traced on a negative sum, called on input"),
+        promise("x / 2 - 1 otherwise", "called eagerly on a negative sum"),
+        promise("no Python if on a tensor: a trace follows both signs",
+                "traced on a positive sum, called on input"),
+        edge("traced on a negative sum", "torch.jit.trace on an example with a negative sum"),
+    ),
+    "lab06.w2_model": (
+        parameter("x", "(uses w2a): loss and gradients: loss"),
+        parameter("y", "(uses w2b): loss and gradients: loss"),
+        parameter("w1", "loss and gradients: grad w1"),
+        parameter("w2a", "loss and gradients: grad w2a"),
+        parameter("w2b", "loss and gradients: grad w2b"),
+        parameter("prev_loss", "it takes prev_loss as a Python float"),
+        promise("compiled with torch.jit.script", "w2_model is compiled to TorchScript"),
+        promise("the branch kept in the graph", "its graph holds both branches"),
+        promise("w2 is w2a when prev_loss < 5.0", "(uses w2a)"),
+        edge("prev_loss exactly 5.0 uses w2b", "prev_loss=5 (uses w2b)"),
+    ),
+    "lab06.export_for_inference": (
+        parameter("model", "export on a batch of"),
+        parameter("example", "export on a batch of"),
+        promise("returns torch.export.export(...)", "returns an ExportedProgram"),
+        promise("the batch dimension is dynamic",
+                "the batch dimension of the graph's input is symbolic"),
+        promise("the model in eval mode (it is handed over in training mode)",
+                "program.module() on a batch of 4: the values"),
+        edge("a batch of 1", "program.module() runs on a batch of 1 (the output's shape)"),
+    ),
+    "lab06.save_for_deployment": (
+        parameter("model", "saved, then loaded and run in a fresh Python process"),
+        parameter("example", "saved, then loaded and run in a fresh Python process"),
+        parameter("path", "saved, then loaded and run in a fresh Python process"),
+        promise("a new process without your code loads and runs the file",
+                "loaded and run in a fresh Python process"),
+        promise("the model in eval mode", "fresh Python process on batches of"),
+        promise("any batch size", "the largest batch the saved graph declares it accepts"),
+        edge("a batch of 1", "fresh Python process on batches of 1"),
+    ),
+    "lab06.export_onnx": (
+        parameter("model", "onnxruntime on batches of"),
+        parameter("example", "onnxruntime on batches of"),
+        parameter("path", "onnxruntime on batches of"),
+        promise("onnxruntime's output equals the model's in eval mode, to 1e-5",
+                "onnxruntime on batches of"),
+        edge("a batch of 1 (a dynamic batch dimension)", "onnxruntime on batches of 1"),
+    ),
+    "lab06.checkpoint": (
+        parameter("path", "interrupted after 2"),
+        parameter("model", ": parameters after resuming"),
+        parameter("optimizer", "adam with momentum state"),
+        parameter("scheduler", ": learning rate after resuming"),
+        promise("restored into the objects given", ": parameters after resuming"),
+        promise("the CPU generator's state saved and restored",
+                ": resumed run equals the uninterrupted one bit for bit"),
+        promise("the optimizer's state (SGD momentum, Adam's moments)",
+                "sgd with momentum state"),
+    ),
+    "lab06.time_compiled": (
+        parameter("fn", "calls the pretend device counted"),
+        parameter("example", "example on the CPU"),
+        parameter("warmup", "makes calls faster, warmup="),
+        parameter("repeats", "makes calls faster, warmup="),
+        parameter("compile", "compiling costs"),
+        parameter("clock", ": returned record"),
+        parameter("sync", "default clock and sync"),
+        promise("warmup=3 and repeats=20 by default", "defaults: time_compiled(fn, example"),
+        promise("times in seconds", "real clock:"),
+        promise("first call timed alone, means of the timed calls, compile_s, break-even",
+                "(trial 0): returned record"),
+        promise("timeit is not used", forbidden="timeit"),
+        promise("torch.utils.benchmark is not used", forbidden="torch.utils.benchmark"),
+        edge("compiled calls slower: None", "it never breaks even (warmup"),
+        edge("the compile cost exactly N savings: N calls", "calls break even"),
+        edge("compiled exactly as fast as eager: None", "compiled exactly as fast as eager"),
+    ),
+    "lab06.tree_encode": (
+        parameter("tree", "a balanced tree"),
+        parameter("embedding", "gradients of embedding, W and b: embedding"),
+        parameter("W", "gradients of embedding, W and b: W"),
+        parameter("b", "gradients of embedding, W and b: b"),
+        promise("the root's vector, tanh(cat([h(left), h(right)]) @ W + b)",
+                "a random tree"),
+        promise("backward reaches embedding, W and b", "gradients of embedding, W and b"),
+        edge("a leaf (one word)", "a single word"),
+        edge("a chain to the left (a recurrent network)", "a chain read left to right"),
+        edge("a chain to the right", "a chain that branches to the right"),
+    ),
+}
