@@ -371,6 +371,9 @@ def two_stage_program(impl: Any, rng):
                hint="the received activation is a leaf that does not require grad, so "
                     "loss.backward() leaves received.grad None: call received.requires_grad_() "
                     "before running rank 1's stage on it, then send received.grad")
+    yield Case("rank 0 returns None", lambda: [r["returned"] for r in box.get()[0]], weight=0.5,
+               hint="rank 0 computes no loss: it returns None, and only rank 1 returns "
+                    "loss.item()")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
                  f"activation {trial['hidden_shape']})")
