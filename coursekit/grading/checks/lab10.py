@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check
+from ..properties import edge, parameter, promise
 
 TIMEOUT_S = 20.0   # per launch: rendezvous, every collective, and the whole run
 # How long one send or recv may wait for its partner, in the point-to-point exercises: a
@@ -499,3 +500,65 @@ def mirrored_step_program(impl: Any, rng):
                    hint="build the strategy over two devices, "
                         "tf.distribute.MirroredStrategy(['/cpu:0', '/cpu:1']), and let "
                         "strategy.run call per_example_loss on each replica's half of the batch")
+
+
+# ---------------------------------------------------------------------------------------------
+# property tables (see coursekit.grading.properties)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = {
+    "lab10.data_parallel": (
+        parameter("model", "each parameter's .grad after the call, on every rank"),
+        parameter("x", "rows of the batch each rank's model saw"),
+        parameter("y", "the gradients each rank returns"),
+        parameter("loss_fn", "cross_entropy: the gradients each rank returns"),
+        promise("rank r takes part r of the rows, split into equal parts",
+                "rows of the batch each rank's model saw"),
+        promise("gradients all-reduced and divided by world_size",
+                "the gradients each rank returns"),
+        promise("the averaged gradients left in each parameter's .grad",
+                "each parameter's .grad after the call, on every rank"),
+        promise("DistributedDataParallel is not used",
+                forbidden="torch.nn.parallel.DistributedDataParallel"),
+        edge("a frozen parameter is skipped", "first bias frozen"),
+        edge("more than two ranks", "4 ranks"),
+    ),
+    "lab10.ring_all_reduce": (
+        parameter("tensor", "the tensor on every rank afterwards"),
+        promise("the elementwise sum over all ranks, in place",
+                "the tensor on every rank afterwards"),
+        promise("2(N-1) chunks per rank, only to the right neighbour", "bytes sent"),
+        promise("chunks sent in the tensor's own dtype", "float32: bytes sent"),
+        promise("no collective", forbidden="torch.distributed.all_reduce"),
+        edge("a size that does not divide by the number of ranks", "shape (13,)"),
+        edge("a tensor of two dimensions", "shape (2, 7)"),
+    ),
+    "lab10.two_stage": (
+        parameter("stage", "gradients of the first stage, on rank 0"),
+        parameter("batch", "the loss rank 1 returns"),
+        parameter("hidden_shape", "both ranks finish"),
+        parameter("loss_fn", "cross_entropy, a batch of"),
+        promise("each stage's .grad as in one process (the gradient sent back to rank 0)",
+                "gradients of the first stage, on rank 0"),
+        promise("rank 1's stage runs on the received activation",
+                "gradients of the second stage, on rank 1"),
+        promise("rank 1 returns the loss as a float", "the loss rank 1 returns"),
+        promise("rank 0 returns None", "rank 0 returns None"),
+        promise("rank 1 sends the activation's gradient back", "rank 1 sends a tensor back"),
+        promise("torch.distributed.rpc is not used", forbidden="torch.distributed.rpc"),
+        promise("the pipelining package is not used", forbidden="torch.distributed.pipelining"),
+        edge("a send and a receive that could wait for each other forever",
+             "neither waits forever for the other"),
+    ),
+    "lab10.mirrored_step": (
+        parameter("weights", "the updated weights [w, b]"),
+        parameter("x", "rows each call of per_example_loss saw"),
+        parameter("y", "the loss"),
+        parameter("lr", "lr "),
+        parameter("per_example_loss", "rows each call of per_example_loss saw"),
+        promise("one SGD step, the loss divided by the global batch size",
+                "the updated weights [w, b]"),
+        promise("the loss as a float, the replicas' shares summed", "the loss"),
+        promise("each replica gets half of the rows", "rows each call of per_example_loss saw"),
+    ),
+}
