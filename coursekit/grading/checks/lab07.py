@@ -283,10 +283,10 @@ def _reference_predict_traces():
     return predict_traces
 
 
-def _draw_call(rng, kind: str):
+def _draw_call(rng, kind: str, length: int | None = None):
     """One argument and how it reads in a label."""
     tf = _tf()
-    length = int(rng.integers(1, 4))
+    length = int(rng.integers(1, 4)) if length is None else length
     values = rng.standard_normal(length)
     if kind == "int":
         value = int(rng.integers(1, 4))
@@ -309,8 +309,12 @@ def predict_traces_program(impl, rng):
     """Predicted trace counts of a plain tf.function, against a real one's."""
     kinds = ["int", "float", "tf32", "tf64", "np32", "np64"]
     # Planted in every seed: four ints from three values (a repeat), float32 tensors of
-    # changing lengths, and one vector as NumPy and as tf.constant in both float dtypes.
-    sequences: list[list] = [["int"] * 4, ["tf32"] * 4]
+    # three lengths and a repeat (a third shape traces again: no relaxation after the
+    # second), and one vector as NumPy and as tf.constant in both float dtypes.
+    lengths = [int(n) for n in rng.permutation([1, 2, 3])]
+    lengths.append(lengths[int(rng.integers(0, 3))])
+    changing = [_draw_call(rng, "tf32", n) for n in lengths]
+    sequences: list[list] = [["int"] * 4, changing]
     for _ in range(3):
         sequences.append([kinds[int(k)] for k in rng.integers(0, len(kinds), size=6)])
     same = rng.standard_normal(int(rng.integers(1, 4)))
@@ -321,7 +325,7 @@ def predict_traces_program(impl, rng):
                (tf.constant(same, dtype=tf.float64), f"tf.float64{same.shape}")]
     sequences.insert(2, planted)
     for trial, sequence in enumerate(sequences, start=1):
-        drawn = sequence if trial == 3 else [_draw_call(rng, kind) for kind in sequence]
+        drawn = sequence if trial in (2, 3) else [_draw_call(rng, kind) for kind in sequence]
         calls = [argument for argument, _ in drawn]
         shown = ", ".join(text for _, text in drawn)
         yield Case(f"sequence {trial}: calls with {shown}",
