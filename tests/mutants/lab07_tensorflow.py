@@ -68,7 +68,7 @@ _PREDICT = '''def predict_traces(calls):
         if isinstance(argument, (tf.Tensor, np.ndarray)):
             key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))
         else:
-            key = ("python", type(argument).__name__, argument)
+            key = ("python", argument)
         seen.add(key)
         counts.append(len(seen))
     return counts
@@ -236,10 +236,12 @@ MUTANTS = {
             group = (tf.as_dtype(argument.dtype).name, len(argument.shape))
             shapes.setdefault(group, set()).add(tuple(argument.shape))
         else:
-            numbers.add((type(argument).__name__, argument))
+            numbers.add(argument)
         counts.append(len(numbers) + sum(min(len(seen), 2) for seen in shapes.values()))
     return counts
 '''),
+        ("keys a Python number by its type and value: 1 and 1.0 trace twice",
+         _edit(_PREDICT, 'key = ("python", argument)', 'key = ("python", type(argument).__name__, argument)')),
         ("every call traces", '''def predict_traces(calls):
     return list(range(1, len(calls) + 1))
 '''),
@@ -247,8 +249,7 @@ MUTANTS = {
          _edit(_PREDICT, 'key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))',
                'key = ("tensor", tf.as_dtype(argument.dtype).name)')),
         ("Python numbers keyed by type only: a new value never retraces",
-         _edit(_PREDICT, 'key = ("python", type(argument).__name__, argument)',
-               'key = ("python", type(argument).__name__)')),
+         _edit(_PREDICT, 'key = ("python", argument)', 'key = ("python", type(argument).__name__)')),
         ("NumPy arrays and tf tensors never share a trace",
          _edit(_PREDICT, '("tensor", tf.as_dtype', '(type(argument).__name__, tf.as_dtype')),
         ("counts only a change from the previous call, not every key seen before", '''def predict_traces(calls):
@@ -257,7 +258,7 @@ MUTANTS = {
         if isinstance(argument, (tf.Tensor, np.ndarray)):
             key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))
         else:
-            key = ("python", type(argument).__name__, argument)
+            key = ("python", argument)
         if key != previous:
             traces += 1
         previous = key
@@ -436,7 +437,7 @@ ALTERNATIVES = {
         if hasattr(value, "shape") and hasattr(value, "dtype"):
             key = (str(np.dtype(value.dtype.name if hasattr(value.dtype, "as_numpy_dtype") else value.dtype)), tuple(value.shape))
         else:
-            key = (type(value), value)
+            key = ("number", value)
         keys.setdefault(key, len(keys) + 1)
         result.append(len(keys))
     return result

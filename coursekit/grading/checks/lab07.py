@@ -308,7 +308,8 @@ def _draw_call(rng, kind: str, length: int | None = None):
 def predict_traces_program(impl, rng):
     """Predicted trace counts of a plain tf.function, against a real one's."""
     kinds = ["int", "float", "tf32", "tf64", "np32", "np64"]
-    # Planted in every seed: four ints from three values (a repeat), float32 tensors of
+    # Planted in every seed: four ints from three values (a repeat) and a float equal to one
+    # of them (one key: a number is keyed by value, 1 == 1.0), float32 tensors of
     # three lengths and a repeat (a third shape traces again: no relaxation after the
     # second), and one vector as NumPy and as tf.constant in both float dtypes.
     lengths = [int(n) for n in rng.permutation([1, 2, 3])]
@@ -326,6 +327,9 @@ def predict_traces_program(impl, rng):
     sequences.insert(2, planted)
     for trial, sequence in enumerate(sequences, start=1):
         drawn = sequence if trial in (2, 3) else [_draw_call(rng, kind) for kind in sequence]
+        if trial == 1:
+            same_value = float(drawn[int(rng.integers(0, len(drawn)))][0])
+            drawn.append((same_value, repr(same_value)))
         calls = [argument for argument, _ in drawn]
         shown = ", ".join(text for _, text in drawn)
         yield Case(f"sequence {trial}: calls with {shown}",
