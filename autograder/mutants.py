@@ -127,6 +127,16 @@ class Harness:
 
     def score(self, answer_id: str, code: str) -> CellScore:
         """The checks cell's score when ``answer_id`` is answered with ``code``."""
+        return self.scored(*self.drive(answer_id, code))
+
+    def scored(self, checks: LabCell, drives: list[Drive], delegated: dict) -> CellScore:
+        """What :meth:`drive` returned, scored by the grader's own code."""
+        return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=delegated,
+                                 reason_if_missing="the checks cell raised before this call")
+
+    def drive(self, answer_id: str, code: str) -> tuple[LabCell, list[Drive], dict]:
+        """The checks cell run with ``answer_id`` answered by ``code``: the cell, what each of
+        its ``grade(...)`` calls observed, and the calls that used a forbidden capability."""
         checks = self.checks_of(answer_id)
         namespace: dict = {"__name__": "__main__"}
         earlier = [a for a in self.answers if a.index < checks.index]
@@ -143,8 +153,7 @@ class Harness:
                     _run_cell(text, f"<{cell.role} {cell.grade_id}>", namespace)
                 except Exception:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
                     pass
-        return score_checks_cell(checks, drives, seed_of=self.seed, forbidden=delegated,
-                                 reason_if_missing="the checks cell raised before this call")
+        return checks, drives, delegated
 
     def _reference_run(self, check_name: str, seed: int) -> tuple:
         """The reference's run on ``seed``, kept for every variant this harness scores: the

@@ -85,6 +85,15 @@ class RaisedError:
     def __init__(self, names: list[str], message: str):
         self.names, self.message = names, message
 
+    # Equal when the same error was raised with the same message, so that two observations
+    # of one run can be compared (a check is deterministic on its seed).
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, RaisedError)
+                and (self.names, self.message) == (other.names, other.message))
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.names), self.message))
+
     @property
     def type_name(self) -> str:
         return self.names[0] if self.names else "Exception"

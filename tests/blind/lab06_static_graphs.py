@@ -50,7 +50,7 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
 '''),
     ],
     "save_for_deployment": [
-        ("batch Dim declared with min=2 (misreading the 0/1 note): the saved graph refuses a batch of 1", '''def save_for_deployment(model, example, path):
+        ("batch Dim declared with min=2, max=4096 (misreading the 0/1 note): the graph declares it refuses batches above 4096 (min=2 is what torch's Dim.AUTO declares; a batch of 1 runs)", '''def save_for_deployment(model, example, path):
     """Save `model` (eval mode, any batch size) as a graph file at `path`."""
     model.eval()
     batch = torch.export.Dim("batch", min=2, max=4096)
@@ -206,10 +206,4 @@ def load_checkpoint(path, model, optimizer, scheduler):
     return done[0]
 '''),
     ],
-}
-
-# Wrong answers the checks still miss: strict expected failures in test_blind.py (issue 27).
-SURVIVORS = {
-    ('save_for_deployment', 0): (
-        "a survivor: a batch Dim declared with min=2 keeps full marks, though the text says the saved graph runs on a batch of 1 and the check says it runs one (not yet diagnosed: the loaded program may not enforce the Dim's range, or the check's batch of 1 may not reach it)"),
 }

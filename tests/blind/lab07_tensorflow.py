@@ -283,9 +283,3 @@ def predict_traces(calls):
 '''),
     ],
 }
-
-# Wrong answers the checks still miss: strict expected failures in test_blind.py (issue 27).
-SURVIVORS = {
-    ('tape_train', 0): (
-        "a survivor: the check never looks at the caller's w1 and w2 after the call, so an answer that updates them in place (no tf.Variable) keeps full marks; the text asks for tf.Variables and the same inputs as Exercise 1"),
-}

@@ -271,9 +271,3 @@ RIGHT = {
 '''),
     ],
 }
-
-# Wrong answers the checks still miss: strict expected failures in test_blind.py (issue 27).
-SURVIVORS = {
-    ('ring_all_reduce', 2): (
-        "a survivor: the text says to send chunks in the tensor's own dtype and the check counts 'the bytes each rank sent', but chunks upcast to float64 keep full marks (not yet diagnosed: the count may be in elements)"),
-}

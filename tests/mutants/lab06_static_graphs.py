@@ -90,6 +90,38 @@ MUTANTS = {
             verdicts.append(got.shape == expected.shape and torch.allclose(got, expected))
     return verdicts
 '''),
+        ("torch.allclose with its own defaults: rtol and atol ignored", '''def trace_disagreements(fn, example, inputs, rtol=1e-5, atol=1e-7):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(fn, example)
+        verdicts = []
+        for x in inputs:
+            expected = fn(x)
+            try:
+                got = traced(x)
+            except Exception:
+                verdicts.append(True)
+                continue
+            verdicts.append(got.shape != expected.shape
+                            or not torch.allclose(got, expected))
+    return verdicts
+'''),
+        ("rtol and atol swapped", '''def trace_disagreements(fn, example, inputs, rtol=1e-5, atol=1e-7):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(fn, example)
+        verdicts = []
+        for x in inputs:
+            expected = fn(x)
+            try:
+                got = traced(x)
+            except Exception:
+                verdicts.append(True)
+                continue
+            verdicts.append(got.shape != expected.shape
+                            or not torch.allclose(got, expected, rtol=atol, atol=rtol))
+    return verdicts
+'''),
     ],
     "grow_or_shrink_traceable": [
         ("keeps the Python if (the trace freezes one branch)", '''def grow_or_shrink_traceable(x):
@@ -168,6 +200,11 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss):
         ("a checkpoint (state_dict), not a graph", '''def save_for_deployment(model, example, path):
     model.eval()
     torch.save(model.state_dict(), path)
+'''),
+        ("a batch Dim with a max: the graph refuses batches above 1024", '''def save_for_deployment(model, example, path):
+    model.eval()
+    batch = torch.export.Dim("batch", max=1024)
+    torch.export.save(torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}}), path)
 '''),
         ("an export without a dynamic batch", '''def save_for_deployment(model, example, path):
     model.eval()
@@ -359,6 +396,13 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
         ("TorchScript, the deprecated way: script in eval mode, jit.save", '''def save_for_deployment(model, example, path):
     model.eval()
     torch.jit.save(torch.jit.script(model), path)
+'''),
+        # torch declares 2 as the least size of its own dynamic dims (Dim.AUTO) and guards a
+        # min only above 2: this graph runs on a batch of 1.
+        ("a batch Dim declared with min=2 (the 0/1 note read as a rule)", '''def save_for_deployment(model, example, path):
+    model.eval()
+    batch = torch.export.Dim("batch", min=2)
+    torch.export.save(torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}}), path)
 '''),
     ],
     "export_onnx": [

@@ -68,7 +68,7 @@ _PREDICT = '''def predict_traces(calls):
         if isinstance(argument, (tf.Tensor, np.ndarray)):
             key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))
         else:
-            key = ("python", type(argument).__name__, argument)
+            key = ("python", argument)
         seen.add(key)
         counts.append(len(seen))
     return counts
@@ -148,6 +148,10 @@ _TF_TORCH = '''def tf_torch_grads(x, y, w1, b1, w2, b2):
 
 MUTANTS = {
     "tf1_train": [
+        ("writes the final weights into the caller's w1 and w2 too (its inputs changed)",
+         _edit(_TF1, "    return np.array(losses), w1_final, w2_final\n",
+               "    w1[...], w2[...] = w1_final, w2_final\n"
+               "    return np.array(losses), w1_final, w2_final\n")),
         ("the loss summed over rows instead of averaged (reduce_sum for reduce_mean)",
          _edit(_TF1, "loss = tf.reduce_mean(tf.reduce_sum((y_pred - y_in) ** 2, axis=1))",
                "loss = tf.reduce_sum(tf.reduce_sum((y_pred - y_in) ** 2, axis=1))")),
@@ -178,6 +182,12 @@ MUTANTS = {
          _edit(_TF1, "    with graph.as_default():\n", "    if True:\n")),
     ],
     "tape_train": [
+        ("writes the final weights into the caller's w1 and w2 too (its inputs changed)",
+         _edit(_edit(_TAPE, "    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n",
+                     "    given_w1, given_w2 = w1, w2\n    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n"),
+               "    return np.array(losses), w1.numpy(), w2.numpy()\n",
+               "    given_w1[...], given_w2[...] = w1.numpy(), w2.numpy()\n"
+               "    return np.array(losses), w1.numpy(), w2.numpy()\n")),
         ("rebinds w1 = w1 - lr * g: a plain tensor the next tape does not watch",
          _edit(_edit(_TAPE, "w1.assign_sub(lr * grad_w1)", "w1 = w1 - lr * grad_w1"),
                "w2.assign_sub(lr * grad_w2)", "w2 = w2 - lr * grad_w2")),
@@ -219,6 +229,19 @@ MUTANTS = {
          _edit(_DERIVATIVES, "dz = outer.gradient(z, x)", "dz = 2 * y")),
     ],
     "predict_traces": [
+        ("reduce_retracing's rule: after a second shape, one relaxed trace serves every shape", '''def predict_traces(calls):
+    numbers, shapes, counts = set(), {}, []
+    for argument in calls:
+        if isinstance(argument, (tf.Tensor, np.ndarray)):
+            group = (tf.as_dtype(argument.dtype).name, len(argument.shape))
+            shapes.setdefault(group, set()).add(tuple(argument.shape))
+        else:
+            numbers.add(argument)
+        counts.append(len(numbers) + sum(min(len(seen), 2) for seen in shapes.values()))
+    return counts
+'''),
+        ("keys a Python number by its type and value: 1 and 1.0 trace twice",
+         _edit(_PREDICT, 'key = ("python", argument)', 'key = ("python", type(argument).__name__, argument)')),
         ("every call traces", '''def predict_traces(calls):
     return list(range(1, len(calls) + 1))
 '''),
@@ -226,8 +249,7 @@ MUTANTS = {
          _edit(_PREDICT, 'key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))',
                'key = ("tensor", tf.as_dtype(argument.dtype).name)')),
         ("Python numbers keyed by type only: a new value never retraces",
-         _edit(_PREDICT, 'key = ("python", type(argument).__name__, argument)',
-               'key = ("python", type(argument).__name__)')),
+         _edit(_PREDICT, 'key = ("python", argument)', 'key = ("python", type(argument).__name__)')),
         ("NumPy arrays and tf tensors never share a trace",
          _edit(_PREDICT, '("tensor", tf.as_dtype', '(type(argument).__name__, tf.as_dtype')),
         ("counts only a change from the previous call, not every key seen before", '''def predict_traces(calls):
@@ -236,7 +258,7 @@ MUTANTS = {
         if isinstance(argument, (tf.Tensor, np.ndarray)):
             key = ("tensor", tf.as_dtype(argument.dtype).name, tuple(argument.shape))
         else:
-            key = ("python", type(argument).__name__, argument)
+            key = ("python", argument)
         if key != previous:
             traces += 1
         previous = key
@@ -415,7 +437,7 @@ ALTERNATIVES = {
         if hasattr(value, "shape") and hasattr(value, "dtype"):
             key = (str(np.dtype(value.dtype.name if hasattr(value.dtype, "as_numpy_dtype") else value.dtype)), tuple(value.shape))
         else:
-            key = (type(value), value)
+            key = ("number", value)
         keys.setdefault(key, len(keys) + 1)
         result.append(len(keys))
     return result

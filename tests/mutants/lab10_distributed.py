@@ -19,18 +19,20 @@ _RING_STEPS = '''    rank, world_size = dist.get_rank(), dist.get_world_size()
 
 
 def _ring(reduce_send, reduce_receive, gather_send, gather_receive, combine="chunks[receive].add_(incoming)",
-          steps="world_size - 1", dtype=""):
+          steps="world_size - 1", wire=""):
+    """The solution's ring; ``wire``, a dtype, is what the chunks travel as instead of their own."""
+    buffer_dtype, sent = (f", dtype={wire}", f".to({wire})") if wire else ("", "")
     return _RING_DOC + _RING_STEPS + f'''    for step in range({steps}):
         send, receive = {reduce_send}, {reduce_receive}
-        incoming = torch.empty_like(chunks[receive]{dtype})
-        request = dist.isend(chunks[send]{dtype and ".float()"}, dst=right)
+        incoming = torch.empty_like(chunks[receive]{buffer_dtype})
+        request = dist.isend(chunks[send]{sent}, dst=right)
         dist.recv(incoming, src=left)
         request.wait()
         {combine}
     for step in range({steps}):
         send, receive = {gather_send}, {gather_receive}
-        incoming = torch.empty_like(chunks[receive]{dtype})
-        request = dist.isend(chunks[send]{dtype and ".float()"}, dst=right)
+        incoming = torch.empty_like(chunks[receive]{buffer_dtype})
+        request = dist.isend(chunks[send]{sent}, dst=right)
         dist.recv(incoming, src=left)
         request.wait()
         chunks[receive].copy_(incoming)
@@ -150,6 +152,8 @@ MUTANTS = {
         ("all-gather adds instead of overwriting", _ring(*_RS, *_AG).replace(
             "        chunks[receive].copy_(incoming)\n", "        chunks[receive].add_(incoming)\n")),
         ("one step too few in each phase", _ring(*_RS, *_AG, steps="world_size - 2")),
+        ("chunks sent as float64 whatever the tensor's dtype: twice the bytes of a float32 tensor",
+         _ring(*_RS, *_AG, wire="torch.float64")),
         ("all-gather starts from the wrong chunk", _ring(*_RS, "(rank - step) % world_size",
                                                         "(rank - step - 1) % world_size")),
         ("gathers everything on rank 0 and sends the sum back (not a ring)", _RING_DOC + '''    rank, world_size = dist.get_rank(), dist.get_world_size()
@@ -182,6 +186,21 @@ MUTANTS = {
 '''),
     ],
     "two_stage": [
+        ("rank 0 returns its activation, not None", _TWO_STAGE_DOC + '''    if dist.get_rank() == 0:
+        activation = stage(batch)
+        dist.send(activation.detach(), dst=1)
+        gradient = torch.empty_like(activation)
+        dist.recv(gradient, src=1)
+        activation.backward(gradient)
+        return activation.detach()
+    received = torch.empty(hidden_shape, dtype=next(stage.parameters()).dtype)
+    dist.recv(received, src=0)
+    received.requires_grad_()
+    loss = loss_fn(stage(received), batch)
+    loss.backward()
+    dist.send(received.grad, dst=0)
+    return loss.item()
+'''),
         ("rank 0 ignores the received gradient: activation.sum().backward()", _TWO_STAGE_DOC + '''    if dist.get_rank() == 0:
         activation = stage(batch)
         dist.send(activation.detach(), dst=1)

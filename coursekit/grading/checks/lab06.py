@@ -11,6 +11,7 @@ exporting a model calls its ``forward`` from the student's code).
 """
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check, handed
+from ..properties import edge, parameter, promise
 
 # ---------------------------------------------------------------------------------------------
 # references
@@ -195,6 +197,40 @@ def trace_disagreements_program(impl: Any, rng):
                    hint="trace once, on the example; then compare traced(x) with fn(x) for "
                         "every input: a traced call that raises, a different shape or "
                         "values that are not allclose all count as a disagreement (True)")
+    yield from _tolerance_cases(impl, rng)
+
+
+def _near(rng, example: np.ndarray, spread: float, relative: bool) -> np.ndarray:
+    """An input that differs from ``example`` by at most ``spread`` (relatively or not), and
+    by exactly that at [0, 0], so that the default tolerances never cover it."""
+    step = rng.uniform(-spread, spread, example.shape)
+    step[0, 0] = spread
+    return example * (1 + step) if relative else example + step
+
+
+def _tolerance_cases(impl: Any, rng):
+    """rtol and atol, each given alone: via_numpy's trace keeps the example's square, so an
+    input near the example agrees only within the tolerance given. One input of another
+    shape disagrees whatever the tolerance."""
+    from coursekit.graphs.models import FUNCTIONS
+
+    cols = int(rng.integers(2, 6))
+    large = rng.uniform(100, 200, (3, cols)) * rng.choice([-1.0, 1.0], (3, cols))
+    small = rng.uniform(-1, 1, (3, cols))
+    small[0, 0] = 0.0   # no relative tolerance covers a change at an exact zero
+    given = (("a relative 1e-4 of an example of magnitude 100 to 200", large, True, 1e-4,
+              {"rtol": 1e-3, "atol": 0.0}),
+             ("1e-3 of an example in [-1, 1] that holds a zero", small, False, 1e-3,
+              {"rtol": 0.0, "atol": 1e-2}))
+    for description, example, relative, spread, tolerance in given:
+        inputs = [_near(rng, example, spread, relative) for _ in range(2)]
+        inputs.append(rng.standard_normal((int(rng.integers(4, 7)), cols)))
+        yield Case(f"via_numpy: inputs within {description}, "
+                   f"{', '.join(f'{k}={v:g}' for k, v in tolerance.items())} given",
+                   lambda e=example, i=inputs, t=tolerance: impl(
+                       FUNCTIONS["via_numpy"], _tensor(e), [_tensor(x) for x in i], **t),
+                   hint="pass rtol and atol on to torch.allclose(traced_result, eager_result, "
+                        "rtol=rtol, atol=atol): each input's verdict depends on them")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,13 +396,34 @@ def export_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def _saved_and_run(impl, model, example, inputs) -> list[np.ndarray]:
+def _saved_and_run(impl, model, example, inputs, box: dict) -> list[np.ndarray]:
     from coursekit.graphs import run_in_fresh_process
 
-    with tempfile.TemporaryDirectory(prefix="lab06-deploy-") as folder:
-        path = Path(folder) / "model.pt2"
-        impl(model, _tensor(example), str(path))
-        return run_in_fresh_process(path, inputs)
+    path = Path(box["folder"]) / "model.pt2"
+    impl(model, _tensor(example), str(path))
+    outputs = run_in_fresh_process(path, inputs)
+    box["saved"] = path
+    return outputs
+
+
+def _largest_batch_declared(box: dict) -> int | str:
+    """The largest batch the saved graph says it accepts ("any" for no bound). The fresh
+    process may accept more than the graph declares: torch guards a Dim's max, and its min
+    only above 2, since 0 and 1 are specialised while exporting (Dim.AUTO declares 2)."""
+    import torch
+
+    path = _kept(box, "saved", "saved, then loaded and run in a fresh Python process")
+    try:
+        program = torch.export.load(path)
+    except Exception:  # noqa: BLE001 — a TorchScript file, which the fresh process ran: no bounds
+        return "any"
+    name = program.graph_signature.user_inputs[0]
+    node = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name == name)
+    size = node.meta["val"].shape[0]
+    if isinstance(size, int):
+        return size
+    upper = program.range_constraints[size.node.expr].upper
+    return "any" if math.isinf(float(upper)) else int(upper)
 
 
 @check("lab06.save_for_deployment", reference=_reference_deploy)
@@ -379,14 +436,21 @@ def deploy_program(impl: Any, rng):
     example = rng.standard_normal((batch, features)).astype(np.float32)
     sizes = _batch_sizes(rng, batch)
     inputs = [rng.standard_normal((b, features)).astype(np.float32) for b in sizes]
-    yield Case(f"saved, then loaded and run in a fresh Python process on batches of "
-               f"{', '.join(map(str, sizes))}", lambda: _saved_and_run(impl, model, example, inputs),
-               names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-6,
-               hint="the fresh process has torch but not your code: it loads the file with "
-                    "torch.export.load (or torch.jit.load). Save a graph with "
-                    "torch.export.save(torch.export.export(...), path), in eval mode, with a "
-                    "dynamic batch dimension; torch.save of the model or its state_dict is a "
-                    "checkpoint, which needs the class to load")
+    with tempfile.TemporaryDirectory(prefix="lab06-deploy-") as folder:
+        box: dict[str, Any] = {"folder": folder}
+        ran = (f"saved, then loaded and run in a fresh Python process on batches of "
+               f"{', '.join(map(str, sizes))}")
+        yield Case(ran, lambda: _saved_and_run(impl, model, example, inputs, box),
+                   names=tuple(f"batch of {b}" for b in sizes), rtol=1e-5, atol=1e-6,
+                   hint="the fresh process has torch but not your code: it loads the file with "
+                        "torch.export.load (or torch.jit.load). Save a graph with "
+                        "torch.export.save(torch.export.export(...), path), in eval mode, with "
+                        "a dynamic batch dimension; torch.save of the model or its state_dict "
+                        "is a checkpoint, which needs the class to load")
+        yield Case("the largest batch the saved graph declares it accepts",
+                   lambda: _largest_batch_declared(box), follows=(ran,),
+                   hint="the graph refuses batches above the batch Dim's max: declare "
+                        "torch.export.Dim('batch') without a max, so that any batch size runs")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -843,3 +907,117 @@ def tree_encode_program(impl: Any, rng):
                         "(indexing, torch.cat, @, +, torch.tanh): no .item(), .numpy(), "
                         "torch.tensor(...) or .detach() on the way, so that backward reaches "
                         "all three")
+
+
+# ---------------------------------------------------------------------------------------------
+# property tables (see coursekit.grading.properties)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = {
+    "lab06.trace_disagreements": (
+        parameter("fn", "grow_or_shrink: traced on an example with a positive sum"),
+        parameter("example", "via_numpy: traced on one example"),
+        parameter("inputs", "double_each_row: traced on an example of 4 rows, tried on"),
+        parameter("rtol", "rtol=0.001, atol=0 given"),
+        parameter("atol", "rtol=0, atol=0.01 given"),
+        promise("traced once, on the example: an input equal to it agrees",
+                "via_numpy: traced on one example"),
+        promise("one bool per input, True where the trace disagrees", "grow_or_shrink: traced"),
+        promise("values compared with torch.allclose", "scale_by_length: traced"),
+        promise("a trace that agrees everywhere gives False everywhere", "smooth_gate: traced"),
+        promise("the reference trace_disagreements is not used",
+                forbidden="coursekit.graphs.tracing"),
+        edge("the traced call raises", "double_each_row: traced"),
+        edge("the two results have different shapes", "via_numpy: traced on one example"),
+        edge("a data-dependent loop count", "repeat_by_max: traced"),
+    ),
+    "lab06.grow_or_shrink": (
+        parameter("x", "called eagerly on a negative sum"),
+        promise("x * 2 when x.sum() > 0", "traced on a negative sum, called on input"),
+        promise("x / 2 - 1 otherwise", "called eagerly on a negative sum"),
+        promise("no Python if on a tensor: a trace follows both signs",
+                "traced on a positive sum, called on input"),
+        edge("traced on a negative sum", "torch.jit.trace on an example with a negative sum"),
+    ),
+    "lab06.w2_model": (
+        parameter("x", "(uses w2a): loss and gradients: loss"),
+        parameter("y", "(uses w2b): loss and gradients: loss"),
+        parameter("w1", "loss and gradients: grad w1"),
+        parameter("w2a", "loss and gradients: grad w2a"),
+        parameter("w2b", "loss and gradients: grad w2b"),
+        parameter("prev_loss", "it takes prev_loss as a Python float"),
+        promise("compiled with torch.jit.script", "w2_model is compiled to TorchScript"),
+        promise("the branch kept in the graph", "its graph holds both branches"),
+        promise("w2 is w2a when prev_loss < 5.0", "(uses w2a)"),
+        edge("prev_loss exactly 5.0 uses w2b", "prev_loss=5 (uses w2b)"),
+    ),
+    "lab06.export_for_inference": (
+        parameter("model", "export on a batch of"),
+        parameter("example", "export on a batch of"),
+        promise("returns torch.export.export(...)", "returns an ExportedProgram"),
+        promise("the batch dimension is dynamic",
+                "the batch dimension of the graph's input is symbolic"),
+        promise("the model in eval mode (it is handed over in training mode)",
+                "program.module() on a batch of 4: the values"),
+        edge("a batch of 1", "program.module() runs on a batch of 1 (the output's shape)"),
+    ),
+    "lab06.save_for_deployment": (
+        parameter("model", "saved, then loaded and run in a fresh Python process"),
+        parameter("example", "saved, then loaded and run in a fresh Python process"),
+        parameter("path", "saved, then loaded and run in a fresh Python process"),
+        promise("a new process without your code loads and runs the file",
+                "loaded and run in a fresh Python process"),
+        promise("the model in eval mode", "fresh Python process on batches of"),
+        promise("any batch size", "the largest batch the saved graph declares it accepts"),
+        edge("a batch of 1", "fresh Python process on batches of 1"),
+    ),
+    "lab06.export_onnx": (
+        parameter("model", "onnxruntime on batches of"),
+        parameter("example", "onnxruntime on batches of"),
+        parameter("path", "onnxruntime on batches of"),
+        promise("onnxruntime's output equals the model's in eval mode, to 1e-5",
+                "onnxruntime on batches of"),
+        edge("a batch of 1 (a dynamic batch dimension)", "onnxruntime on batches of 1"),
+    ),
+    "lab06.checkpoint": (
+        parameter("path", "interrupted after 2"),
+        parameter("model", ": parameters after resuming"),
+        parameter("optimizer", "adam with momentum state"),
+        parameter("scheduler", ": learning rate after resuming"),
+        promise("restored into the objects given", ": parameters after resuming"),
+        promise("the CPU generator's state saved and restored",
+                ": resumed run equals the uninterrupted one bit for bit"),
+        promise("the optimizer's state (SGD momentum, Adam's moments)",
+                "sgd with momentum state"),
+    ),
+    "lab06.time_compiled": (
+        parameter("fn", "calls the pretend device counted"),
+        parameter("example", "example on the CPU"),
+        parameter("warmup", "makes calls faster, warmup="),
+        parameter("repeats", "makes calls faster, warmup="),
+        parameter("compile", "compiling costs"),
+        parameter("clock", ": returned record"),
+        parameter("sync", "default clock and sync"),
+        promise("warmup=3 and repeats=20 by default", "defaults: time_compiled(fn, example"),
+        promise("times in seconds", "real clock:"),
+        promise("first call timed alone, means of the timed calls, compile_s, break-even",
+                "(trial 0): returned record"),
+        promise("timeit is not used", forbidden="timeit"),
+        promise("torch.utils.benchmark is not used", forbidden="torch.utils.benchmark"),
+        edge("compiled calls slower: None", "it never breaks even (warmup"),
+        edge("the compile cost exactly N savings: N calls", "calls break even"),
+        edge("compiled exactly as fast as eager: None", "compiled exactly as fast as eager"),
+    ),
+    "lab06.tree_encode": (
+        parameter("tree", "a balanced tree"),
+        parameter("embedding", "gradients of embedding, W and b: embedding"),
+        parameter("W", "gradients of embedding, W and b: W"),
+        parameter("b", "gradients of embedding, W and b: b"),
+        promise("the root's vector, tanh(cat([h(left), h(right)]) @ W + b)",
+                "a random tree"),
+        promise("backward reaches embedding, W and b", "gradients of embedding, W and b"),
+        edge("a leaf (one word)", "a single word"),
+        edge("a chain to the left (a recurrent network)", "a chain read left to right"),
+        edge("a chain to the right", "a chain that branches to the right"),
+    ),
+}

@@ -88,6 +88,15 @@ def _result_part(box: dict, index: int) -> Any:
     return np.asarray(item, dtype=np.float64) if isinstance(item, (list, tuple)) else item
 
 
+def _inputs_changed(box: dict, given: tuple, originals: tuple) -> str:
+    """The names of the caller's arrays the call wrote into, once it has returned."""
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    changed = [name for name, now, before in zip(("x", "y", "w1", "w2"), given, originals)
+               if not np.array_equal(now, before)]
+    return ", ".join(changed) or "none"
+
+
 def _still_eager(box: dict) -> bool:
     """Whether eager execution is on, once the call has returned a triple (anything else, or
     an object that pretends to be one, fails here as in the other cases)."""
@@ -127,6 +136,7 @@ def _train_program(impl, rng, *, eager_case: bool):
         n, d_in, h, d_out = (int(rng.integers(3, 9)), int(rng.integers(2, 7)),
                              int(rng.integers(2, 8)), int(rng.integers(1, 4)))
         x, y, w1, w2 = _net_problem(rng, n, d_in, h, d_out)
+        originals = tuple(a.copy() for a in (x, y, w1, w2))  # before the call can write into them
         steps, lr = (1 if trial == 0 else int(rng.integers(3, 7))), float(rng.uniform(0.02, 0.1))
         label = (f"{'one step' if trial == 0 else f'trial {trial}'} (N={n}, D_in={d_in}, H={h}, "
                  f"D_out={d_out}, {steps} step{'s' * (steps > 1)}, lr={lr:.3g})")
@@ -147,6 +157,12 @@ def _train_program(impl, rng, *, eager_case: bool):
                    rtol=1e-4, atol=1e-5, follows=one_step)
         if trial == 0:
             one_step = labels
+    yield Case("the caller's x, y, w1 and w2 are left as they were",
+               lambda box=box, given=(x, y, w1, w2), originals=originals:
+               _inputs_changed(box, given, originals),
+               hint="your function wrote into an array it was given (`w1 -= ...` or "
+                    "`w1[...] = ...` on the caller's NumPy array); a Variable made from w1 "
+                    "holds a copy: update that, and return the final weights")
     if eager_case:  # only once the calls above have returned (a stub changes nothing)
         yield Case("eager execution is still on after the call",
                    lambda box=box: _still_eager(box),
@@ -267,10 +283,10 @@ def _reference_predict_traces():
     return predict_traces
 
 
-def _draw_call(rng, kind: str):
+def _draw_call(rng, kind: str, length: int | None = None):
     """One argument and how it reads in a label."""
     tf = _tf()
-    length = int(rng.integers(1, 4))
+    length = int(rng.integers(1, 4)) if length is None else length
     values = rng.standard_normal(length)
     if kind == "int":
         value = int(rng.integers(1, 4))
@@ -292,9 +308,14 @@ def _draw_call(rng, kind: str):
 def predict_traces_program(impl, rng):
     """Predicted trace counts of a plain tf.function, against a real one's."""
     kinds = ["int", "float", "tf32", "tf64", "np32", "np64"]
-    # Planted in every seed: four ints from three values (a repeat), float32 tensors of
-    # changing lengths, and one vector as NumPy and as tf.constant in both float dtypes.
-    sequences: list[list] = [["int"] * 4, ["tf32"] * 4]
+    # Planted in every seed: four ints from three values (a repeat) and a float equal to one
+    # of them (one key: a number is keyed by value, 1 == 1.0), float32 tensors of
+    # three lengths and a repeat (a third shape traces again: no relaxation after the
+    # second), and one vector as NumPy and as tf.constant in both float dtypes.
+    lengths = [int(n) for n in rng.permutation([1, 2, 3])]
+    lengths.append(lengths[int(rng.integers(0, 3))])
+    changing = [_draw_call(rng, "tf32", n) for n in lengths]
+    sequences: list[list] = [["int"] * 4, changing]
     for _ in range(3):
         sequences.append([kinds[int(k)] for k in rng.integers(0, len(kinds), size=6)])
     same = rng.standard_normal(int(rng.integers(1, 4)))
@@ -305,7 +326,10 @@ def predict_traces_program(impl, rng):
                (tf.constant(same, dtype=tf.float64), f"tf.float64{same.shape}")]
     sequences.insert(2, planted)
     for trial, sequence in enumerate(sequences, start=1):
-        drawn = sequence if trial == 3 else [_draw_call(rng, kind) for kind in sequence]
+        drawn = sequence if trial in (2, 3) else [_draw_call(rng, kind) for kind in sequence]
+        if trial == 1:
+            same_value = float(drawn[int(rng.integers(0, len(drawn)))][0])
+            drawn.append((same_value, repr(same_value)))
         calls = [argument for argument, _ in drawn]
         shown = ", ".join(text for _, text in drawn)
         yield Case(f"sequence {trial}: calls with {shown}",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check
+from ..properties import edge, parameter, promise
 
 TIMEOUT_S = 20.0   # per launch: rendezvous, every collective, and the whole run
 # How long one send or recv may wait for its partner, in the point-to-point exercises: a
@@ -252,11 +253,14 @@ def _traffic(results: list[dict], world_size: int, numel: int, itemsize: int) ->
 def ring_all_reduce_program(impl: Any, rng):
     """ring_all_reduce: the sum over ranks, in place, with a ring's traffic."""
     big = int(rng.integers(3, 5))
-    runs = [(2, [(int(rng.integers(5, 12)),)]),
-            (big, [(int(rng.integers(2, 4)), big + int(rng.integers(1, 4))),
-                   (big * int(rng.integers(2, 5)) + int(rng.integers(1, big)),)])]
-    for world_size, shapes in runs:
-        arrays = [rng.standard_normal((world_size, *shape)) for shape in shapes]
+    # Both dtypes on every seed: a ring that sends float64 chunks whatever the tensor's dtype
+    # sends twice the bytes only on a float32 tensor.
+    runs = [(2, np.float32, [(int(rng.integers(5, 12)),)]),
+            (big, np.float64, [(int(rng.integers(2, 4)), big + int(rng.integers(1, 4))),
+                               (big * int(rng.integers(2, 5)) + int(rng.integers(1, big)),)])]
+    for world_size, dtype, shapes in runs:
+        arrays = [rng.standard_normal((world_size, *shape)).astype(dtype) for shape in shapes]
+        itemsize = np.dtype(dtype).itemsize
         box = _Box(f"the run on {world_size} ranks")
 
         def run(box=box, world_size=world_size, arrays=arrays):
@@ -275,19 +279,21 @@ def ring_all_reduce_program(impl: Any, rng):
 
         for index, shape in enumerate(shapes):
             numel = math.prod(shape)
-            where = f"{world_size} ranks, shape {shape}"
+            where = f"{world_size} ranks, shape {shape}, {np.dtype(dtype).name}"
             thunk = run if index == 0 else (
                 lambda box=box, index=index: [rank[index]["tensor"] for rank in box.get()])
             yield Case(f"{where}: the tensor on every rank afterwards", thunk, weight=2,
-                       rtol=1e-10, atol=1e-12,
+                       rtol=1e-10 if itemsize == 8 else 1e-6,
+                       atol=1e-12 if itemsize == 8 else 1e-7,
                        hint="every rank must end with the elementwise sum of all ranks' tensors, "
                             "written into the tensor it was given (flatten with view(-1), cut "
                             "into world_size chunks, N-1 reduce-scatter steps, then N-1 "
                             "all-gather steps); start each step's send with dist.isend and "
                             "wait for it after the recv: blocking sends on every rank at once "
                             "wait for each other forever")
-            yield Case(f"{where}: bytes sent", lambda box=box, index=index, w=world_size, n=numel:
-                       _traffic([rank[index] for rank in box.get()], w, n, 8),
+            yield Case(f"{where}: bytes sent",
+                       lambda box=box, index=index, w=world_size, n=numel, size=itemsize:
+                       _traffic([rank[index] for rank in box.get()], w, n, size),
                        hint="in a ring each rank sends 2(N-1) chunks of about n/N elements, "
                             "one per step, only to its right neighbour, in the tensor's own "
                             "dtype; together the ranks send 2(N-1) tensor sizes")
@@ -366,6 +372,9 @@ def two_stage_program(impl: Any, rng):
                hint="the received activation is a leaf that does not require grad, so "
                     "loss.backward() leaves received.grad None: call received.requires_grad_() "
                     "before running rank 1's stage on it, then send received.grad")
+    yield Case("rank 0 returns None", lambda: [r["returned"] for r in box.get()[0]], weight=0.5,
+               hint="rank 0 computes no loss: it returns None, and only rank 1 returns "
+                    "loss.item()")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
                  f"activation {trial['hidden_shape']})")
@@ -491,3 +500,65 @@ def mirrored_step_program(impl: Any, rng):
                    hint="build the strategy over two devices, "
                         "tf.distribute.MirroredStrategy(['/cpu:0', '/cpu:1']), and let "
                         "strategy.run call per_example_loss on each replica's half of the batch")
+
+
+# ---------------------------------------------------------------------------------------------
+# property tables (see coursekit.grading.properties)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = {
+    "lab10.data_parallel": (
+        parameter("model", "each parameter's .grad after the call, on every rank"),
+        parameter("x", "rows of the batch each rank's model saw"),
+        parameter("y", "the gradients each rank returns"),
+        parameter("loss_fn", "cross_entropy: the gradients each rank returns"),
+        promise("rank r takes part r of the rows, split into equal parts",
+                "rows of the batch each rank's model saw"),
+        promise("gradients all-reduced and divided by world_size",
+                "the gradients each rank returns"),
+        promise("the averaged gradients left in each parameter's .grad",
+                "each parameter's .grad after the call, on every rank"),
+        promise("DistributedDataParallel is not used",
+                forbidden="torch.nn.parallel.DistributedDataParallel"),
+        edge("a frozen parameter is skipped", "first bias frozen"),
+        edge("more than two ranks", "4 ranks"),
+    ),
+    "lab10.ring_all_reduce": (
+        parameter("tensor", "the tensor on every rank afterwards"),
+        promise("the elementwise sum over all ranks, in place",
+                "the tensor on every rank afterwards"),
+        promise("2(N-1) chunks per rank, only to the right neighbour", "bytes sent"),
+        promise("chunks sent in the tensor's own dtype", "float32: bytes sent"),
+        promise("no collective", forbidden="torch.distributed.all_reduce"),
+        edge("a size that does not divide by the number of ranks", "shape (13,)"),
+        edge("a tensor of two dimensions", "shape (2, 7)"),
+    ),
+    "lab10.two_stage": (
+        parameter("stage", "gradients of the first stage, on rank 0"),
+        parameter("batch", "the loss rank 1 returns"),
+        parameter("hidden_shape", "both ranks finish"),
+        parameter("loss_fn", "cross_entropy, a batch of"),
+        promise("each stage's .grad as in one process (the gradient sent back to rank 0)",
+                "gradients of the first stage, on rank 0"),
+        promise("rank 1's stage runs on the received activation",
+                "gradients of the second stage, on rank 1"),
+        promise("rank 1 returns the loss as a float", "the loss rank 1 returns"),
+        promise("rank 0 returns None", "rank 0 returns None"),
+        promise("rank 1 sends the activation's gradient back", "rank 1 sends a tensor back"),
+        promise("torch.distributed.rpc is not used", forbidden="torch.distributed.rpc"),
+        promise("the pipelining package is not used", forbidden="torch.distributed.pipelining"),
+        edge("a send and a receive that could wait for each other forever",
+             "neither waits forever for the other"),
+    ),
+    "lab10.mirrored_step": (
+        parameter("weights", "the updated weights [w, b]"),
+        parameter("x", "rows each call of per_example_loss saw"),
+        parameter("y", "the loss"),
+        parameter("lr", "lr "),
+        parameter("per_example_loss", "rows each call of per_example_loss saw"),
+        promise("one SGD step, the loss divided by the global batch size",
+                "the updated weights [w, b]"),
+        promise("the loss as a float, the replicas' shares summed", "the loss"),
+        promise("each replica gets half of the rows", "rows each call of per_example_loss saw"),
+    ),
+}
