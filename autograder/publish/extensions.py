@@ -64,7 +64,9 @@ def load_extensions(course: Course) -> dict[tuple[str, str], timedelta]:
                                 f"letters, digits and _ . @ + -)")
         if not isinstance(lab, str):
             raise ManifestError(f"{where}: lab = {lab!r} is not a lab id")
-        course.lab(lab)   # a ManifestError that lists the labs
+        if lab not in {known.id for known in course.labs}:
+            raise ManifestError(f"{where}: no lab {lab!r} in course.toml (labs: "
+                                f"{', '.join(known.id for known in course.labs)})")
         found[(student, lab)] = _length(where, block)
     return found
 
