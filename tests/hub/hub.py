@@ -43,7 +43,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 EXCHANGE_COURSE = "deep-learning-software"
-SYSTEM_PYTHON = "/usr/bin/python3.11"   # the project's minor version, outside /root
+SYSTEM_PYTHON = "/usr/bin/python3.11"
+RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"   # root's PATH, not the users'   # the project's minor version, outside /root
 
 # The hub's configuration: the README's JupyterHub section shows this text. {...} are filled
 # in by :func:`hub_config`.
@@ -97,8 +98,12 @@ c.JupyterHub.load_roles = [{{"name": "term", "services": ["term"],
 '''
 
 
-class HubUnavailable(Exception):
-    """A part the hub test needs is missing here; the message says which and how to get it."""
+# Added to the staff's and the students' nbgrader_config.py: the one exchange, shared by the
+# staff group (nbgrader then makes its folders group-writable and set-group-id).
+EXCHANGE_CONFIG = """
+c.Exchange.root = "{exchange}"
+c.Exchange.groupshared = True
+"""
 
 
 def missing_parts() -> str | None:
@@ -136,7 +141,7 @@ class User:
         """``command`` as this user (runuser), with the course's environment on PATH."""
         python_bin = self.home.parent.parent / "python" / "bin"   # see make_users_python
         env = {"PATH": f"{python_bin}:/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8"}
-        return subprocess.run(["runuser", "-u", self.name, "--", *command], check=check,
+        return subprocess.run([RUNUSER, "-u", self.name, "--", *command], check=check,
                               capture_output=True, text=True, env=env, **kwargs)
 
 
@@ -214,17 +219,19 @@ def make_users(tag: str, base: Path, made: list[str]) -> tuple[User, User, list[
     staff_group = f"ck{tag}staff"
     subprocess.run(["groupadd", staff_group], check=True)
 
-    def user(role: str, *groups: str) -> User:
+    def user(role: str, staff: bool = False) -> User:
+        # The staff's own group is the course's: what the instructor releases and the TA
+        # collects into the exchange is the staff's (nbgrader's Exchange.groupshared).
         name = f"ck{tag}{role}"
+        group = ["--gid", staff_group] if staff else ["--user-group"]
         subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / name),
-                        "--shell", "/usr/sbin/nologin", "--user-group",
-                        *(["--groups", ",".join(groups)] if groups else []), name], check=True)
+                        "--shell", "/usr/sbin/nologin", *group, name], check=True)
         made.append(name)
         (homes / name).chmod(0o700)   # no user reads another's files
         return User(name, homes / name)
 
-    instructor = user("inst", staff_group)
-    ta = user("ta", staff_group)
+    instructor = user("inst", staff=True)
+    ta = user("ta", staff=True)
     students = [user(f"s{i}") for i in (1, 2, 3)]
     return instructor, ta, students, staff_group, made
 
@@ -264,17 +271,27 @@ def make_course(base: Path, instructor: User, staff_group: str) -> None:
     exchange = base / "exchange"
     exchange.mkdir()
     exchange.chmod(0o1777)
-    with open(tree / "course" / "nbgrader_config.py", "a", encoding="utf-8") as config:
-        config.write(f'\nc.Exchange.root = "{exchange}"\n')
     students = base / "student_config"
     shutil.copytree(REPO / "course" / "student", students)
-    with open(students / "nbgrader_config.py", "a", encoding="utf-8") as config:
-        config.write(f'\nc.Exchange.root = "{exchange}"\n')
+    for config in (tree / "course" / "nbgrader_config.py", students / "nbgrader_config.py"):
+        with open(config, "a", encoding="utf-8") as handle:
+            handle.write(EXCHANGE_CONFIG.format(exchange=exchange))
     subprocess.run(["chown", "-R", f"{instructor.name}:{staff_group}", str(tree)], check=True)
     subprocess.run(["chmod", "-R", "u+rwX,g+rwX,o-rwx", str(tree)], check=True)
     subprocess.run(["find", str(tree), "-type", "d", "-exec", "chmod", "g+s", "{}", "+"],
                    check=True)
     subprocess.run(["chmod", "-R", "a+rX", str(students)], check=True)
+    # The course's student side above the students' homes, where Validate looks for the
+    # course a notebook belongs to (the nearest folder holding course/course.toml): the
+    # manifest, the visible checks' programs and the release, as the student bundle
+    # (`coursekit bundle`) lays them out. Nothing of it is secret.
+    public = base / "home"
+    (public / "course").mkdir()
+    shutil.copy(tree / "course" / "course.toml", public / "course")
+    shutil.copytree(tree / "course" / "checks", public / "course" / "checks")
+    shutil.copytree(tree / "notebooks", public / "notebooks")
+    subprocess.run(["chmod", "-R", "a+rX", str(public / "course"), str(public / "notebooks")],
+                   check=True)
 
 
 def hub_config(hub: Hub, ports: dict[str, int], start_timeout: int) -> str:
