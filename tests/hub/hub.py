@@ -94,7 +94,8 @@ c.Spawner.pre_spawn_hook = course_configuration
 # The test's own REST calls: start servers, act in them.
 c.JupyterHub.services = [{{"name": "term", "api_token": "{service_token}"}}]
 c.JupyterHub.load_roles = [{{"name": "term", "services": ["term"],
-                            "scopes": ["admin:users", "admin:servers", "access:servers"]}}]
+                            "scopes": ["admin:users", "admin:servers", "access:servers",
+                                       "tokens"]}}]
 '''
 
 
@@ -102,7 +103,7 @@ c.JupyterHub.load_roles = [{{"name": "term", "services": ["term"],
 # staff group (nbgrader then makes its folders group-writable and set-group-id).
 EXCHANGE_CONFIG = """
 c.Exchange.root = "{exchange}"
-c.Exchange.groupshared = True
+c.CourseDirectory.groupshared = True
 """
 
 
@@ -221,7 +222,7 @@ def make_users(tag: str, base: Path, made: list[str]) -> tuple[User, User, list[
 
     def user(role: str, staff: bool = False) -> User:
         # The staff's own group is the course's: what the instructor releases and the TA
-        # collects into the exchange is the staff's (nbgrader's Exchange.groupshared).
+        # collects into the exchange is the staff's (nbgrader's CourseDirectory.groupshared).
         name = f"ck{tag}{role}"
         group = ["--gid", staff_group] if staff else ["--user-group"]
         subprocess.run(["useradd", "--create-home", "--home-dir", str(homes / name),

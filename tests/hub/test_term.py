@@ -20,10 +20,10 @@ import secrets
 import subprocess
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import quote
 
-import nbformat
 import pytest
 
 from hub import hub as hub_module
@@ -105,8 +105,8 @@ def formgrader(hub, user, path: str) -> str:
 def feedback_page(hub, user, lab_id: str) -> str:
     """The feedback page ``user`` fetched, read through their server."""
     listing = hub.json("GET", f"/user/{user.name}/api/contents/{lab_id}/feedback")["content"]
-    (stamp,) = [entry["name"] for entry in listing]
-    return hub.json("GET", f"/user/{user.name}/api/contents/{lab_id}/feedback/{stamp}/"
+    (stamp,) = [entry["name"] for entry in listing]   # "2026-11-28 01:10:00.123 UTC"
+    return hub.json("GET", f"/user/{user.name}/api/contents/{lab_id}/feedback/{quote(stamp)}/"
                     f"{lab_id}.html?type=file&format=text")["content"]
 
 
@@ -185,8 +185,9 @@ def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
         act(hub, bob, "submit", "labfx")
 
         # 4. labfx falls due now; Cat hands it in after that.
-        due = datetime.now(timezone.utc).replace(microsecond=0)
+        due = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(seconds=1)
         set_due(hub.course_tree, "labfx", due)
+        hub_module.wait_until(lambda: datetime.now(timezone.utc) > due, "the due date", 5)
         act(hub, cat, "fetch", "labfx")
         save(hub, cat, "labfx", work["labfx"]["full"])
         act(hub, cat, "submit", "labfx")
@@ -241,9 +242,11 @@ def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
         act(hub, student, "fetch_feedback", "labfx")
     pages = {student.name: feedback_page(hub, student, "labfx") for student in (ann, bob, cat)}
     for name, html in pages.items():
+        (artifacts / f"hub-feedback-{name[-2:]}.html").write_text(html)
         assert f"Feedback for <b>{name}</b>" in html
         assert not [other for other in pages if other != name and other in html]
-        assert "Autograded: <b>5.00 / 5</b>" in html     # bob's second hand-in counts
+        total = html[html.index('<div class="total">'):][:120]
+        assert "Autograded: <b>5.00 / 5</b>" in total, (name, total)   # bob's second counts
     assert "on time" in pages[ann.name] and "on time" in pages[bob.name]
     assert "late by" in pages[cat.name] and "Late penalty: <b>−0.50</b>" in pages[cat.name]
     assert "score after the penalty: <b>4.50 / 6</b>" in pages[cat.name]
