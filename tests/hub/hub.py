@@ -293,6 +293,12 @@ def make_course(base: Path, instructor: User, staff_group: str) -> None:
     shutil.copytree(tree / "notebooks", public / "notebooks")
     subprocess.run(["chmod", "-R", "a+rX", str(public / "course"), str(public / "notebooks")],
                    check=True)
+    # The grader's kernels run as an unprivileged uid per job, which cannot enter the course
+    # tree: they import the check programs from that public copy (as the real course's live
+    # in the installed coursekit package, readable by all). The secret stays in course/.
+    toml = tree / "course" / "course.toml"
+    toml.write_text(toml.read_text().replace('check_path = ["checks"]',
+                                             f'check_path = ["{public / "course" / "checks"}"]'))
 
 
 def hub_config(hub: Hub, ports: dict[str, int], start_timeout: int) -> str:
