@@ -436,7 +436,7 @@ def _timestamps(gradebook) -> dict[tuple[str, str], datetime]:
             .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
             .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
             .filter(SubmittedAssignment.timestamp.isnot(None)))
-    return {(student, lab): stamp for student, lab, stamp in rows}
+    return {(student, lab): stamp for student, lab, stamp in rows if stamp is not None}
 
 
 def _manual_scores(gradebook, student: str, lab: str,
