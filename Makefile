@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 	@bash autograder/install_sandbox.sh || echo "WARNING: sandbox tools missing; grading will say so loudly"
 	@bash autograder/install_browser.sh || echo "WARNING: chromium missing; the browser test (tests/ui) will be skipped"
 	@bash autograder/install_postgres.sh || echo "WARNING: PostgreSQL missing; its gradebook tests will be skipped"
+	@bash autograder/install_hub.sh || echo "WARNING: configurable-http-proxy missing; the JupyterHub test (tests/hub) will be skipped"
 	@touch $(STAMP)
 
 demo: $(STAMP)

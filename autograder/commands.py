@@ -186,8 +186,11 @@ def feedback_arguments(parser: argparse.ArgumentParser) -> None:
 
 def feedback(args) -> int:
     from autograder.publish.feedback import write_feedback
-    course = course_of(args)
-    paths = write_feedback(course, args.db, students=args.students, labs=args.labs)
+    try:
+        course = course_of(args)
+        paths = write_feedback(course, args.db, students=args.students, labs=args.labs)
+    except manifest.ManifestError as error:
+        return fail(str(error))
     print(f"wrote {len(paths)} feedback page(s) under "
           f"{course.feedback_dir.relative_to(course.root)}/")
     return 0
@@ -197,14 +200,55 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
     _filters(parser)
     parser.add_argument("--out", type=Path, default=None,
                         help="output folder (default: course/exports/)")
+    parser.add_argument("--format", action="append", dest="formats", default=[],
+                        metavar="LMS", help="also write LMS.csv, the file that LMS imports: "
+                                            "canvas or moodle (repeatable; students by the "
+                                            "lms_user_id of `nbgrader db student import`)")
 
 
 def export(args) -> int:
     from autograder.publish.export import export as run_export
-    course = course_of(args)
-    paths = run_export(course, args.db, students=args.students, labs=args.labs,
-                       out_dir=args.out)
-    print(f"wrote {paths[0]} and {len(paths) - 1} results.json file(s)")
+    from autograder.publish.lms import FORMATS, RosterError
+    unknown = [fmt for fmt in args.formats if fmt not in FORMATS]
+    if unknown:
+        return fail(f"--format {unknown[0]!r} is not an LMS format coursekit writes; choose "
+                    f"{' or '.join(FORMATS)}")
+    try:
+        course = course_of(args)
+        paths = run_export(course, args.db, students=args.students, labs=args.labs,
+                           out_dir=args.out, formats=tuple(dict.fromkeys(args.formats)))
+    except (manifest.ManifestError, RosterError) as error:
+        return fail(str(error))
+    lms_files = paths[1:1 + len(set(args.formats))]
+    print(f"wrote {paths[0]}" + "".join(f", {path}" for path in lms_files)
+          + f" and {len(paths) - 1 - len(lms_files)} results.json file(s)")
+    return 0
+
+
+def extend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("lab", metavar="LAB", help="the lab whose due date moves")
+    parser.add_argument("student", metavar="STUDENT", help="the student's id")
+    parser.add_argument("--days", type=float, default=0, help="days added to the due date")
+    parser.add_argument("--hours", type=float, default=0, help="hours added to the due date")
+    parser.add_argument("--reason", default="", help="a note for the TAs (never shown to "
+                                                     "students)")
+    root_argument(parser)
+
+
+def extend(args) -> int:
+    from autograder.publish.extensions import grant
+    try:
+        course = course_of(args)
+        path = grant(course, args.student, args.lab, days=args.days, hours=args.hours,
+                     reason=args.reason)
+    except manifest.ManifestError as error:
+        return fail(str(error))
+    lab = course.lab(args.lab)
+    due = (f"; due {lab.due:%Y-%m-%d %H:%M} UTC before it" if lab.due else
+           "; the lab has no due date yet (course/course.toml)")
+    print(f"{args.student} · {args.lab}: {args.days:g} day(s) {args.hours:g} hour(s) later"
+          f"{due}; written to {path}. Feedback and exports made from now on count from it "
+          f"(`coursekit feedback`, `coursekit export`); nothing needs regrading.")
     return 0
 
 

@@ -8,12 +8,14 @@ build a small course in a temporary folder and run the real pipeline on it.
 """
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
+from decimal import Decimal
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -22,6 +24,45 @@ DB_ENV = "COURSEKIT_DB"  # the gradebook URL every command and the formgrader us
 
 class ManifestError(ValueError):
     """``course.toml`` is missing, malformed, or names a lab that does not exist."""
+
+
+DAY_S = 86_400
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """What a hand-in after its due date loses, as a share of the points it earned.
+
+    ``per_day`` of them for each started day (24 hours) late, at most ``cap`` of them; with
+    ``no_credit``, all of them. The default loses nothing: a late hand-in is only shown late.
+    Shares are decimals (``Decimal("0.1") * 3`` is 0.3 exactly), so a penalty is the share of
+    the points, not a float's neighbour of it.
+    """
+
+    per_day: Decimal = Decimal(0)
+    cap: Decimal = Decimal(1)
+    no_credit: bool = False
+
+    def share(self, seconds_late: float) -> Decimal:
+        """The share of the points lost ``seconds_late`` after the due date."""
+        if seconds_late <= 0:
+            return Decimal(0)
+        if self.no_credit:
+            return Decimal(1)
+        return min(self.cap, self.per_day * math.ceil(seconds_late / DAY_S))
+
+    def describe(self) -> str:
+        """The policy in words, for a feedback page: "10% per started day late, at most 50%"."""
+        if self.no_credit:
+            return "no credit once late"
+        if not self.per_day:
+            return "no penalty for lateness"
+        return (f"{_percent(self.per_day)} per started day late"
+                + ("" if self.cap >= 1 else f", at most {_percent(self.cap)}"))
+
+
+def _percent(share: Decimal) -> str:
+    return f"{(share * 100).normalize():f}%"
 
 
 @dataclass(frozen=True)
@@ -42,6 +83,10 @@ class Lab:
     # Earlier labs whose revealed answers this lab's exercises use (lab03's coursekit Function
     # runs on lab02's engine): the student build hands this lab out once they are revealed.
     builds_on: tuple[str, ...] = ()
+    # When hand-ins are due, in UTC without a zone (as nbgrader's gradebook keeps times);
+    # None: no due date, nothing is late.
+    due: datetime | None = None
+    late: LatePolicy = LatePolicy()
 
     @property
     def notebook(self) -> str:
@@ -211,6 +256,48 @@ def _reveal_date(path: Path, block: dict) -> date | None:
                             f"date; write it as \"YYYY-MM-DD\"") from None
 
 
+def _due(path: Path, block: dict) -> datetime | None:
+    """``due`` as a naive UTC time: TOML's offset date-time (2027-03-01T23:59:00+01:00) or a
+    quoted ISO string with its offset. A time without an offset is refused: whose midnight
+    it means decides who is late."""
+    value = block.get("due")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            value = None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise ManifestError(f"{path}: lab {block['id']!r}: due = {block['due']!r} is not a time "
+                            f"with its UTC offset; write it as 2027-03-01T23:59:00+01:00 "
+                            f"(or ...Z for UTC)")
+    return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _share(path: Path, where: str, key: str, value) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ManifestError(f"{path}: {where}: late.{key} = {value!r} is not a share of the "
+                            f"points between 0 and 1 (0.1 is 10%)")
+    return Decimal(str(value))
+
+
+def _late(path: Path, where: str, value, default: LatePolicy) -> LatePolicy:
+    """``late`` as a policy: ``"none"``, ``"no credit"``, or ``{ per_day = 0.1, cap = 0.5 }``."""
+    if value is None:
+        return default
+    if value == "none":
+        return LatePolicy()
+    if value == "no credit":
+        return LatePolicy(no_credit=True)
+    if isinstance(value, dict) and set(value) <= {"per_day", "cap"} and "per_day" in value:
+        return LatePolicy(per_day=_share(path, where, "per_day", value["per_day"]),
+                          cap=_share(path, where, "cap", value.get("cap", 1)))
+    raise ManifestError(f"{path}: {where}: late = {value!r} is not a late policy; write "
+                        f"late = {{ per_day = 0.1, cap = 0.5 }} (10% of the points per started "
+                        f"day, at most 50%), late = \"no credit\" or late = \"none\"")
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder at or above ``start`` (default: the current one) holding
     ``course/course.toml``; the repository itself when there is none."""
@@ -237,6 +324,7 @@ def load_course(root: Path | str | None = None) -> Course:
         "time_limit_s": float(course.get("default_time_limit_s", 600)),
         "memory_mb": int(course.get("default_memory_mb", 6144)),
     }
+    course_late = _late(path, "[course]", course.get("late"), LatePolicy())
     labs, seen = [], set()
     for index, block in enumerate(data.get("lab", []), start=1):
         missing = [key for key in ("id", "title", "points") if key not in block]
@@ -251,7 +339,9 @@ def load_course(root: Path | str | None = None) -> Course:
             time_limit_s=float(block.get("time_limit_s", defaults["time_limit_s"])),
             memory_mb=int(block.get("memory_mb", defaults["memory_mb"])),
             reveals=_reveals(path, block), reveal_after=_reveal_date(path, block),
-            builds_on=_builds_on(path, block, seen - {block["id"]})))
+            builds_on=_builds_on(path, block, seen - {block["id"]}),
+            due=_due(path, block),
+            late=_late(path, f"lab {block['id']!r}", block.get("late"), course_late)))
     check_path = tuple((path.parent / p).resolve() for p in course.get("check_path", []))
     return Course(root=root, name=str(course.get("name", root.name)), labs=tuple(labs),
                   check_path=check_path,

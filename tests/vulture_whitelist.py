@@ -9,6 +9,7 @@ _.release_arguments
 _.autograde_arguments
 _.feedback_arguments
 _.export_arguments
+_.extend_arguments
 _.demo_arguments
 _.reveal_arguments
 _.reveal

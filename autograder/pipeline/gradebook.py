@@ -404,6 +404,8 @@ class StoredOutcome:
     manual_scores: dict[str, float] = field(default_factory=dict)
     # checks cells whose points a TA set by hand in the formgrader: {cell: points}
     overrides: dict[str, float] = field(default_factory=dict)
+    # when the exchange says it was handed in (UTC, naive): nbgrader's submission timestamp
+    submitted_at: datetime | None = None
 
     @property
     def total(self) -> float:
@@ -423,6 +425,7 @@ def load_outcomes(gradebook, *, students: list[str] | None = None,
         query = query.where(OutcomeRow.student.in_(students))
     if labs:
         query = query.where(OutcomeRow.lab.in_(labs))
+    stamps = _timestamps(gradebook)
     outcomes = []
     for row in session.execute(query.order_by(OutcomeRow.student, OutcomeRow.lab)).scalars():
         checks = [StoredCheck(c.cell, c.kind, c.check, c.hidden, c.score, c.max_score, c.message)
@@ -433,8 +436,19 @@ def load_outcomes(gradebook, *, students: list[str] | None = None,
         outcomes.append(StoredOutcome(row.student, row.lab, row.status, row.score, row.max_score,
                                       row.auto_max_score, row.flagged, row.sandbox,
                                       json.loads(row.reasons), row.notebook_file or "", checks,
-                                      *_manual_scores(gradebook, row.student, row.lab, checks)))
+                                      *_manual_scores(gradebook, row.student, row.lab, checks),
+                                      submitted_at=stamps.get((row.student, row.lab))))
     return outcomes
+
+
+def _timestamps(gradebook) -> dict[tuple[str, str], datetime]:
+    """``{(student, lab): when it was handed in}``, as nbgrader's gradebook keeps it."""
+    from nbgrader.api import Assignment, Student, SubmittedAssignment
+    rows = (gradebook.db.query(Student.id, Assignment.name, SubmittedAssignment.timestamp)
+            .join(SubmittedAssignment, SubmittedAssignment.student_id == Student.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .filter(SubmittedAssignment.timestamp.isnot(None)))
+    return {(student, lab): stamp for student, lab, stamp in rows if stamp is not None}
 
 
 def _manual_scores(gradebook, student: str, lab: str,

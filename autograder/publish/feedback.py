@@ -16,6 +16,7 @@ from pathlib import Path
 from autograder.pipeline import gradebook as gb
 from autograder.isolation import untrusted_tree
 from coursekit.caps import MAX_EXCHANGE_FILE
+from autograder.publish.lateness import NO_DUE_DATE, NOT_HANDED_IN, Lateness, lateness_of_all
 from coursekit.course import Course
 from coursekit.notebook.safe_text import printable
 
@@ -30,6 +31,7 @@ th, td { text-align: left; vertical-align: top; padding: 0.4rem 0.6rem;
 td.points { white-space: nowrap; font-variant-numeric: tabular-nums; }
 pre { margin: 0; white-space: pre-wrap; font-size: 0.85rem; }
 .pass { color: #1a7f37; } .fail { color: #b42318; } .pending { color: #8a6d00; }
+.lateness { margin: -1rem 0 1rem; }
 .notes { background: #f6f8fa; padding: 0.6rem 1rem; border-radius: 4px; }
 .warning { background: #fde8e8; border: 2px solid #b42318; padding: 0.6rem 1rem;
            font-weight: bold; }
@@ -61,8 +63,22 @@ def _row(check: gb.StoredCheck, manual: dict[str, float]) -> str:
             f"<td><pre>{escape(message)}</pre></td></tr>")
 
 
-def render(outcome: gb.StoredOutcome, title: str) -> str:
-    """The feedback page of one stored outcome."""
+def _lateness_block(outcome: gb.StoredOutcome, late: Lateness | None) -> list[str]:
+    """When it was handed in, against the due date, and the penalty beside the raw points."""
+    if late is None or late.status in (NO_DUE_DATE, NOT_HANDED_IN):
+        return []
+    parts = [f'<div class="lateness">Handed in: <b>{escape(late.describe())}</b>'
+             f"<br><small>late policy: {escape(late.policy)}</small></div>"]
+    if late.penalty:
+        parts.append(f'<div class="total">Late penalty: <b>−{late.penalty:.2f}</b> of '
+                     f"{outcome.total:.2f} points · score after the penalty: "
+                     f"<b>{outcome.total - late.penalty:.2f} / {outcome.max_score:g}</b></div>")
+    return parts
+
+
+def render(outcome: gb.StoredOutcome, title: str, late: Lateness | None = None) -> str:
+    """The feedback page of one stored outcome (``late``: its lateness, where the lab has a
+    due date)."""
     written = [c for c in outcome.checks if c.kind == "written"]
     pending = [c for c in written if c.cell not in outcome.manual_scores]
     parts = [
@@ -78,6 +94,7 @@ def render(outcome: gb.StoredOutcome, title: str) -> str:
            f"{sum(c.max_score for c in written):g}" + (" (not all graded yet)" if pending else "")
            if written else "")
         + "</div>",
+        *_lateness_block(outcome, late),
     ]
     if not outcome.sandbox.startswith("bubblewrap"):
         parts.append(f'<p class="warning">{escape(outcome.sandbox)}</p>')
@@ -129,10 +146,13 @@ def write_feedback(course: Course, db_url: str | None = None, *,
     gradebook = gb.open_gradebook(db_url or course.default_db_url)
     written = []
     try:
-        for outcome in gb.load_outcomes(gradebook, students=students, labs=labs):
+        outcomes = gb.load_outcomes(gradebook, students=students, labs=labs)
+        late = lateness_of_all(course, outcomes)
+        for outcome in outcomes:
             path = course.feedback_dir / outcome.student / outcome.lab / f"{outcome.lab}.html"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(outcome, titles.get(outcome.lab, outcome.lab)),
+            path.write_text(render(outcome, titles.get(outcome.lab, outcome.lab),
+                                   late.get((outcome.student, outcome.lab))),
                             encoding="utf-8")
             for name, data in _exchange_files(course.submitted_dir / outcome.student
                                               / outcome.lab):

@@ -19,7 +19,13 @@ Validate (notebook toolbar  ``coursekit validate``: every visible check with its
 and Assignment List)        points and message
 ==========================  =====================================================
 
-and the formgrader's lists come from coursekit's tables: a student has submitted a lab when
+Beside nbgrader's pages, "Download grades" (in every page's menu) gives the Canvas or
+Moodle file ``coursekit export --format canvas|moodle`` writes (:class:`DownloadGradesHandler`),
+and each graded submission shows its lateness (:mod:`autograder.publish.lateness`): in the
+list a label "late −1.00" with how late and the policy, on its graded page the raw score,
+the penalty and the score after it.
+
+The formgrader's lists come from coursekit's tables: a student has submitted a lab when
 coursekit graded it (``coursekit_outcome`` has their row: missing and corrupt hand-ins are
 graded outcomes, score 0 with the reason) or their entry in ``course/submitted/`` (folder or
 zip, any layout) holds a notebook of that lab; a graded submission shows what coursekit
@@ -85,6 +91,7 @@ class CoursekitAPI(NbGraderAPI):
         _ensure_exchange(kwargs.get("parent"), kwargs.get("config"))
         super().__init__(coursedir, authenticator, exchange, **kwargs)
         self._outcomes_of: dict[str, dict] = {}
+        self._lateness_of: dict[str, dict] = {}
         self._handed_in: dict[str, set[str]] | None = None
 
     @property
@@ -129,6 +136,15 @@ class CoursekitAPI(NbGraderAPI):
     def outcome(self, student: str, lab: str):
         """coursekit's stored outcome of one submission (None before it is graded)."""
         return self.outcomes(lab).get(student)
+
+    def lateness(self, student: str, lab: str):
+        """The submission's :class:`~autograder.publish.lateness.Lateness` (None before it
+        is graded); a malformed ``course/extensions.toml`` raises its ManifestError."""
+        if lab not in self._lateness_of:
+            from autograder.publish.lateness import lateness_of_all
+            self._lateness_of[lab] = lateness_of_all(self.course,
+                                                     list(self.outcomes(lab).values()))
+        return self._lateness_of[lab].get((student, lab))
 
     def handed_in(self, lab: str) -> set[str]:
         """Students whose entry in ``course/submitted/`` holds a notebook of ``lab`` (found as
@@ -226,8 +242,20 @@ class CoursekitAPI(NbGraderAPI):
                 "reasons": found.reasons,
                 "written_to_grade": bool(found.notebook_file) and any(
                     c.kind == "written" and c.cell not in found.manual_scores
-                    for c in found.checks)}
+                    for c in found.checks),
+                "late": self._late_row(found)}
         return row
+
+    def _late_row(self, found) -> dict:
+        """Lateness as the submission list shows it: a label and its tooltip."""
+        try:
+            late = self.lateness(found.student, found.lab)
+        except ManifestError as error:
+            return {"status": "error", "said": str(error), "penalty": 0.0}
+        if late is None:
+            return {"status": "", "said": "", "penalty": 0.0}
+        return {"status": late.status, "said": f"{late.describe()}; {late.policy}",
+                "penalty": round(late.penalty, 4)}
 
     @staticmethod
     def _named(row: dict | None) -> dict | None:
@@ -441,7 +469,10 @@ class CoursekitHandler:
             self.settings["coursekit_jinja2_env"] = env
         if name == "formgrade_404.tpl":  # a graded submission with no notebook: say why
             resources = ns["resources"]
-            ns["outcome"] = self.api.outcome(resources["student"], resources["assignment_id"])
+            api = self.api
+            ns["outcome"] = api.outcome(resources["student"], resources["assignment_id"])
+            ns["late"] = _lateness_or_none(api, resources["student"],
+                                           resources["assignment_id"])
         return env.get_template(name).render(**ns)
 
     @property
@@ -475,9 +506,40 @@ class _WithOutcome:
 
     def from_filename(self, filename, resources=None, **kwargs):
         resources = dict(resources or {})
-        resources["coursekit"] = self.api.outcome(resources.get("student"),
-                                                  resources.get("assignment_id"))
+        student, lab = resources.get("student"), resources.get("assignment_id")
+        resources["coursekit"] = self.api.outcome(student, lab)
+        resources["coursekit_late"] = _lateness_or_none(self.api, student, lab)
         return self.exporter.from_filename(filename, resources=resources, **kwargs)
+
+
+def _lateness_or_none(api: CoursekitAPI, student: str, lab: str):
+    """The page still opens with a malformed extensions file; the list's label says why."""
+    try:
+        return api.lateness(student, lab)
+    except ManifestError:
+        return None
+
+
+class DownloadGradesHandler(CoursekitHandler, handlers.BaseHandler):
+    """``GET formgrader/coursekit-grades/<canvas|moodle>.csv``: the file ``coursekit export
+    --format`` writes, made from the gradebook now. A roster that cannot name a graded
+    student answers 409 with what to do, as the command says it."""
+
+    @web.authenticated
+    @check_notebook_dir
+    def get(self, fmt: str):
+        from autograder.publish.lms import RosterError, lms_table
+        from autograder.publish.spreadsheet import csv_text
+        try:
+            header, rows = lms_table(self.api.course, fmt, self.coursedir.db_url)
+        except (RosterError, ManifestError) as error:
+            self.set_status(409)
+            self.set_header("Content-Type", "text/plain; charset=utf-8")
+            self.finish(str(error))
+            return
+        self.set_header("Content-Type", "text/csv; charset=utf-8")
+        self.set_header("Content-Disposition", f'attachment; filename="{fmt}.csv"')
+        self.finish(csv_text(header, rows))
 
 
 def _slow(method_name: str):
@@ -537,6 +599,8 @@ def _load_jupyter_server_extension(serverapp) -> None:
         if issubclass(handler, handlers.BaseHandler):
             handler = _subclass(handler)
         found.append((url_path_join(base_url, pattern.lstrip("/")), handler, *rest))
+    found.append((url_path_join(base_url, r"formgrader/coursekit-grades/(canvas|moodle)\.csv"),
+                  DownloadGradesHandler))
     found.append((url_path_join(base_url, "formgrader/coursekit/(.*)"), web.StaticFileHandler,
                   {"path": str(STATIC)}))
     found += student_server.routes(serverapp, InstructorValidateHandler)

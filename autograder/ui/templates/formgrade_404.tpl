@@ -24,7 +24,7 @@
       <div class="panel-body" id="coursekit-no-notebook">
         {% if outcome %}
         <p><b>{{ resources.student|e }}</b>: no graded notebook to show.</p>
-        {{ outcome_panel(outcome) }}
+        {{ outcome_panel(outcome, late) }}
         <p>Once the student hands in a readable notebook, grade it again with
           <code>coursekit autograde --student {{ resources.student|e }} --lab {{ resources.assignment_id|e }}</code>
           or the ⚡ Autograde button of Manage Submissions.</p>

@@ -129,6 +129,33 @@
         return shown;
     }
 
+    // Lateness, beside the other labels: how late and the policy in its tooltip.
+    function lateLabel(found) {
+        var late = found.late || {};
+        if (late.status === "late") {
+            return label("warning", late.penalty ? "late −" + late.penalty.toFixed(2) : "late",
+                         late.said);
+        }
+        if (late.status === "not known") return label("default", "lateness not known", late.said);
+        if (late.status === "error") return label("danger", "lateness: see why", late.said);
+        return null;
+    }
+
+    // ------------------------------------------------------------------ 3. download grades
+    // In every page's menu: the file `coursekit export --format canvas|moodle` writes.
+    $(function () {
+        var menu = $(".nav-stacked").first();
+        [["canvas", "Canvas"], ["moodle", "Moodle"]].forEach(function (lms) {
+            var link = $("<a/>").attr("id", "coursekit-download-" + lms[0])
+                .attr("href", base_url + "/formgrader/coursekit-grades/" + lms[0] + ".csv")
+                .attr("download", lms[0] + ".csv")
+                .attr("title", "each student's final score per lab (after any late " +
+                               "penalty), by LMS login from the roster")
+                .text("Download grades (" + lms[1] + " CSV)");
+            menu.append($("<li/>").attr("role", "presentation").append(link));
+        });
+    });
+
     // Manage Submissions: the Status column.
     if (typeof SubmissionUI !== "undefined") {
         var render = SubmissionUI.prototype.render;
@@ -138,6 +165,7 @@
             if (!this.model.get("autograded") || !found) return;
             var shown = labels(found);
             if (!shown.length) shown.push(label("success", "graded"));
+            if (lateLabel(found)) shown.push(lateLabel(found));
             // sorted as nbgrader sorts: what needs a TA first
             var order = found.flagged ? 0.5 : (found.written_to_grade ? 1 : 2);
             this.$status.empty().attr("data-order", order);
@@ -155,13 +183,14 @@
             var found = this.model.get("coursekit");
             if (!this.model.get("autograded") || !found) return;
             var shown = labels(found);
+            if (lateLabel(found)) shown.push(lateLabel(found));
             for (var i = 0; i < shown.length; i++) {
                 this.$name.append(" ", shown[i]);
             }
         };
     }
 
-    // ------------------------------------------------------------------ 3. failures say why
+    // ------------------------------------------------------------------ 4. failures say why
     if (typeof createLogModal !== "undefined") {
         var createLog = createLogModal;
         window.createLogModal = function (id, title, message, log, error) {
