@@ -30,6 +30,10 @@ c.CourseDirectory.db_url = (os.environ.get("COURSEKIT_DB")
 # → collect into submitted/ → feedback back. Git-ignored; a JupyterHub deployment sets its own
 # shared folder here instead (README, "The assignment exchange").
 c.Exchange.root = os.path.join(HERE, "exchange")
+# Collect believes neither the student a hand-in names nor the time it states: the owner of
+# the hand-in must be that student, and its files' change times are kept as a receipt
+# (autograder/pipeline/verified_collect.py).
+c.ExchangeFactory.collect = "autograder.pipeline.verified_collect.VerifiedCollect"
 
 # What replaces a `### BEGIN SOLUTION` ... `### END SOLUTION` region. `{exercise}` becomes the
 # answer cell's grade_id, so a student running an untouched cell learns which task it is.

@@ -17,6 +17,7 @@ _.bundle_arguments
 _.validate_arguments
 _.fetch_arguments
 _.formatter_class  # argparse reads it
+_.VerifiedCollect  # nbgrader loads it by name (course/nbgrader_config.py)
 
 # traitlets, jupyter_client, nbclient and Jupyter server: overrides, defaults and settings
 # they read by name.

@@ -34,6 +34,8 @@ from nbformat import NotebookNode
 from coursekit.notebook import cells as lab_cells
 from coursekit.course import Course, Lab
 from autograder.isolation import untrusted_tree
+from autograder.pipeline.verified_collect import SLACK as RECEIPT_SLACK
+from autograder.pipeline.verified_collect import read_receipt
 from coursekit.caps import (MAX_CANDIDATE_BYTES, MAX_CANDIDATES, MAX_FOLDER_DEPTH,
                             MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_MEMBERS, MAX_NOTEBOOK_BYTES,
                             MAX_UNPACKED_BYTES)
@@ -148,12 +150,24 @@ TIMESTAMP_BYTES = 100   # "2026-11-27 10:00:00.123456 UTC" and some room
 
 def submitted_at(submitted_dir: Path, student: str, lab: str) -> datetime | None:
     """When ``student`` handed ``lab`` in through the exchange (UTC, naive, as nbgrader's
-    gradebook stores it), or None: a hand-in from elsewhere has no ``timestamp.txt``, and
-    one that is a link, too long or not a time counts as none. Read without following a
-    link: the student wrote what the exchange collected."""
-    from nbgrader.utils import parse_utc
+    gradebook stores it), or None for a hand-in from elsewhere.
+
+    The student's server wrote ``timestamp.txt``; the exchange's collector wrote a receipt of
+    when the hand-in's files last changed (:mod:`.verified_collect`). The stated time stands
+    when the files did not change after it; otherwise (a time set back, or none stated) the
+    receipt's time does. A ``timestamp.txt`` that is a link, too long or not a time counts as
+    none. Read without following a link: the student wrote what the exchange collected."""
     if student_id(student) is None or student_id(lab) is None:
         return None
+    stated = _stated_time(submitted_dir, student, lab)
+    received = read_receipt(submitted_dir.parent, student, lab)
+    if received is not None and (stated is None or received - stated > RECEIPT_SLACK):
+        return received
+    return stated
+
+
+def _stated_time(submitted_dir: Path, student: str, lab: str) -> datetime | None:
+    from nbgrader.utils import parse_utc
     try:
         root = untrusted_tree.open_folder(submitted_dir)
     except OSError:

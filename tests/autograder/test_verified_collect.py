@@ -1,0 +1,112 @@
+"""Collect believes neither the student a hand-in names nor the time it states
+(autograder/pipeline/verified_collect.py), through nbgrader's own commands.
+
+In the exchange's inbound folder, a hand-in's folder name and ``timestamp.txt`` are written by
+the student's server, so every attack here is something a student can do: set the time back,
+remove it, hand in under another student's name, name a hand-in with no time in it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from autograder.pipeline.collect import submitted_at
+from autograder.pipeline.verified_collect import SLACK, receipt_path
+from conftest import make_fixture_course
+from coursekit.course import REPO_ROOT
+from machine_load import scaled
+from nbgrader.utils import get_username, parse_utc
+
+pytestmark = pytest.mark.slow
+LAB = "labfx"
+STRANGER_UID = 54_321   # a uid with no account: another user's hand-in
+
+
+def _run(args: list[str], cwd, env) -> str:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=scaled(600))
+    assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+BACK = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> tuple:
+    """A released lab, an honest hand-in by this account through nbgrader's submit, and
+    copies of it as students' servers could write them; then one collect. Returns the
+    course and what collect said."""
+    tmp_path = tmp_path_factory.mktemp("exchange")
+    course = make_fixture_course(tmp_path / "tree")
+    student_config = course.course_dir / "student"
+    student_config.mkdir()
+    shutil.copy(REPO_ROOT / "course" / "student" / "nbgrader_config.py", student_config)
+    base = {**{k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")},
+            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    instructor = {**base, "HOME": str(tmp_path / "instructor-home")}
+    student = {**base, "HOME": str(tmp_path / "student-home"),
+               "JUPYTER_CONFIG_PATH": str(student_config)}
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    desk = tmp_path / "desk"
+    desk.mkdir()
+    _run(nbgrader + ["release_assignment", LAB], course.course_dir, instructor)
+    _run(nbgrader + ["fetch_assignment", LAB], desk, student)
+    _run(nbgrader + ["submit", LAB], desk, student)
+    inbound = course.course_dir / "exchange" / "deep-learning-software" / "inbound"
+    (honest,) = inbound.iterdir()
+
+    def copy(name: str):
+        return shutil.copytree(honest, inbound / name)
+
+    # dan sets his time a day back; eve removes hers; "bob" is another user's forgery;
+    # fay's folder name holds no time at all.
+    (copy(f"dan+{LAB}+{BACK}+x") / "timestamp.txt").write_text(BACK)
+    (copy(f"eve+{LAB}+{BACK}+x") / "timestamp.txt").unlink()
+    if os.geteuid() == 0:
+        forged = copy(f"bob+{LAB}+{BACK}+forged")
+        for path in [forged, *forged.rglob("*")]:
+            os.lchown(path, STRANGER_UID, -1)
+    copy(f"fay+{LAB}+not a time+x")
+    said = _run(nbgrader + ["collect", LAB], course.course_dir, instructor)
+    return course, said, honest
+
+
+def test_an_honest_hand_in_keeps_the_time_it_states(collected):
+    course, _, honest = collected
+    me = get_username()
+    stated = parse_utc((honest / "timestamp.txt").read_text().strip())
+    assert submitted_at(course.submitted_dir, me, LAB) == stated
+    assert receipt_path(course.course_dir, me, LAB).is_file()
+
+
+def test_a_time_set_back_counts_from_when_the_files_last_changed(collected):
+    course, _, _ = collected
+    when = submitted_at(course.submitted_dir, "dan", LAB)
+    assert when > parse_utc(BACK) + SLACK
+    assert abs(when - datetime.now(timezone.utc).replace(tzinfo=None)) < timedelta(hours=1)
+
+
+def test_a_hand_in_without_a_time_is_timed_by_its_files(collected):
+    course, _, _ = collected
+    assert (course.submitted_dir / "eve" / LAB).is_dir()
+    assert submitted_at(course.submitted_dir, "eve", LAB) is not None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="handing in as another user needs chown (root)")
+def test_a_hand_in_under_another_students_name_is_not_collected(collected):
+    course, said, _ = collected
+    assert f"it names the student 'bob' but belongs to 'uid {STRANGER_UID}'" in said, said
+    assert not (course.submitted_dir / "bob").exists()
+
+
+def test_a_name_with_no_time_in_it_is_skipped_not_fatal_to_the_others(collected):
+    course, said, _ = collected
+    assert "its name holds no time" in said, said
+    assert not (course.submitted_dir / "fay").exists()
+    assert (course.submitted_dir / "dan" / LAB).is_dir()   # everyone else's is collected
