@@ -145,6 +145,8 @@ def autograde(args) -> int:
     except ClusterError as error:
         print(f"coursekit autograde: {error}", file=sys.stderr)
         return 3
+    except manifest.ManifestError as error:   # the course cannot be graded here as it is
+        return fail(str(error))
     print(grade_table(run.outcomes))
     engine = f"the cluster {args.cluster}" if args.cluster else f"{args.jobs} job(s)"
     print(f"graded {len(run.outcomes)} notebook(s) in {run.seconds:.1f}s with {engine}; "

@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -451,6 +452,34 @@ def _probe(course: Course) -> SandboxStatus:
         return SandboxStatus(True, f"{kind}; NOT ENFORCED: {'; '.join(missing)}",
                              UNENFORCED_WARNING.format(missing="; ".join(missing)), mechanisms)
     return SandboxStatus(True, kind, "", mechanisms)
+
+
+MAX_PROGRAM_FILES = 20_000   # files of coursekit and the check packages looked at
+
+
+def unreadable_by_kernels(course: Course) -> list[str]:
+    """Files and folders of the grading code (coursekit, the course's check packages) that a
+    kernel running as a job's own uid cannot read. Such a kernel has no supplementary groups,
+    so only the "other" permission bits count; the folders above them do not (bubblewrap
+    mounts each one where the kernel sees it). A check program it cannot import fails every
+    check, and honest students would get zero: grading refuses to start instead."""
+    import coursekit
+    found: list[str] = []
+    seen = 0
+    for top in [Path(coursekit.__file__).resolve().parent, *course.check_path]:
+        if not top.exists():
+            continue
+        for folder, dirs, files in os.walk(top):
+            for name in [folder, *(os.path.join(folder, f) for f in files)]:
+                seen += 1
+                if seen > MAX_PROGRAM_FILES:
+                    return found
+                mode = os.stat(name).st_mode
+                needed = (stat.S_IROTH | stat.S_IXOTH) if stat.S_ISDIR(mode) else stat.S_IROTH
+                if mode & needed != needed:
+                    found.append(name)
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+    return found
 
 
 def probe(course: Course, *, disabled: bool = False) -> SandboxStatus:

@@ -54,7 +54,7 @@ from autograder.pipeline.gradebook import OutcomeStatus
 from coursekit.notebook.drive import checks_driver
 from coursekit.notebook.execute import CellStatus, run_notebook
 from autograder.pipeline.gradebook import Outcome
-from coursekit.course import Course, Lab
+from coursekit.course import Course, Lab, ManifestError
 from autograder.publish.release import release_notebook
 from coursekit.notebook.score import score_notebook
 
@@ -402,6 +402,14 @@ def autograde(course: Course, *, labs: list[str] | None = None,
     selected = course.select(labs)
     contexts = {lab.id: prepare_lab(course, lab) for lab in selected}
     status = sandbox.probe(course, disabled=no_sandbox)
+    if status.sandboxed and status.enforcement.drop_uid:
+        unreadable = sandbox.unreadable_by_kernels(course)
+        if unreadable:
+            raise ManifestError(
+                f"the sandboxed kernels run as an unprivileged user, who cannot read "
+                f"{len(unreadable)} file(s) of the grading code, e.g. {unreadable[0]}: every "
+                f"check would fail and every student get zero. Nothing was graded. Make it "
+                f"readable by all (chmod -R o+rX on the folder), then grade again")
     where = " on this machine; each cluster worker probes its own" if cluster else ""
     if status.sandboxed:
         log(f"sandbox{where}: {status.kind} (no network; only each submission's folder "
