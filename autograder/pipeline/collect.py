@@ -154,14 +154,14 @@ def submitted_at(submitted_dir: Path, student: str, lab: str) -> datetime | None
 
     The student's server wrote ``timestamp.txt``; the exchange's collector wrote a receipt of
     when the hand-in's files last changed (:mod:`.verified_collect`). The stated time stands
-    when the files did not change after it; otherwise (a time set back, or none stated) the
-    receipt's time does. A ``timestamp.txt`` that is a link, too long or not a time counts as
+    when it is within a few seconds of the receipt's; otherwise (a time set back or forward,
+    or none stated) the receipt's time does. A ``timestamp.txt`` that is a link, too long or not a time counts as
     none. Read without following a link: the student wrote what the exchange collected."""
     if student_id(student) is None or student_id(lab) is None:
         return None
     stated = _stated_time(submitted_dir, student, lab)
-    received = read_receipt(submitted_dir.parent, student, lab)
-    if received is not None and (stated is None or received - stated > RECEIPT_SLACK):
+    received = read_receipt(submitted_dir.parent, submitted_dir, student, lab)
+    if received is not None and (stated is None or abs(received - stated) > RECEIPT_SLACK):
         return received
     return stated
 

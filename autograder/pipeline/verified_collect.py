@@ -7,94 +7,136 @@ another user). :class:`VerifiedCollect`, configured in ``course/nbgrader_config.
 
 * **The name is the owner's.** A hand-in is collected only when its folder belongs to the
   student it names, or to the user who collects (a course run by one account): on a
-  JupyterHub, Ann cannot hand in as Bob. A name whose time is no time is skipped, not fatal
-  to everyone's collection.
+  JupyterHub, Ann cannot hand in as Bob. (Where every server runs as one uid, DockerSpawner's
+  ``jovyan``, ownership tells nothing: ``c.VerifiedCollect.owner_must_match = False``.)
+* **Only files and folders, copied without following anything.** nbgrader copies with the
+  collector's rights and follows links: a link in a hand-in to the instructor's solution, or
+  to ``/dev/zero``, was collected as the student's work. A hand-in holding anything but
+  regular files and folders, or more than :data:`MAX_ENTRIES` entries, :data:`MAX_DEPTH`
+  levels or nbgrader's size limit, is refused; the rest is copied first into a folder of the
+  collector's own, links kept as links, and checked again there before nbgrader's copy.
+* **One hand-in never stops the others.** Each is collected on its own; one that fails is
+  logged, its partial copy removed, and the collection goes on.
 * **A receipt of when it last changed.** The change time (``st_ctime``) of every entry of the
   hand-in, which the kernel sets and nobody can set back, not even the entry's owner: the
   latest is written to ``exchange_receipts/<student>/<lab>`` in the course folder, which
-  students cannot write. :func:`autograder.pipeline.collect.submitted_at` believes the stated
-  time only when the files did not change after it (within :data:`SLACK`).
+  students cannot write, with a digest of the hand-in's ``submission_secret.txt`` (so that a
+  receipt never times another hand-in copied there later).
+  :func:`autograder.pipeline.collect.submitted_at` believes the stated time only when it is
+  within :data:`SLACK` of the receipt's.
+
+Change times move forward whenever anyone changes a file's metadata: a ``chmod -R``, a
+``chown`` or a restore of the exchange between the deadline and the collection makes every
+hand-in not yet collected look handed in then. Collect first.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import pwd
+import shutil
 import stat
-import time
+import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
+from traitlets import Bool
 
 from autograder.isolation import untrusted_tree
+from coursekit.caps import MAX_FOLDER_DEPTH
 
 RECEIPTS = "exchange_receipts"   # beside submitted/ in the course folder
 # nbgrader's submit takes its time, then copies the files and writes timestamp.txt: an honest
-# hand-in's files change a little after its stated time (seconds, for a large hand-in).
-SLACK = timedelta(seconds=60)
-MAX_ENTRIES = 10_000   # a hand-in with more entries is timed by its collection instead
-RECEIPT_BYTES = 64
+# hand-in's files change a few seconds after its stated time at most.
+SLACK = timedelta(seconds=15)
+MAX_ENTRIES = 10_000
+MAX_DEPTH = MAX_FOLDER_DEPTH
+RECEIPT_BYTES = 200
+SECRET = "submission_secret.txt"   # nbgrader's submit writes a fresh one into each hand-in
 _FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 
 
-def last_change(src: str | os.PathLike) -> datetime:
+class Refused(Exception):
+    """A hand-in that is not collected; the message says why."""
+
+
+def inspect(src: str | os.PathLike, max_bytes: int) -> datetime:
     """The latest change time (UTC, naive, as nbgrader's gradebook stores times) of ``src``
-    and every entry below it, read without following a link. A tree too large to read, or
-    one that is a link, counts as changed now: its time can only be later than the truth."""
-    latest, seen = 0.0, 0
-    pending = [os.fspath(src)]
-    try:
-        if stat.S_ISLNK(os.lstat(pending[0]).st_mode):
-            latest = time.time()
-            pending = []
-        while pending:
-            folder = pending.pop()
-            latest = max(latest, os.lstat(folder).st_ctime)
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    seen += 1
-                    if seen > MAX_ENTRIES:
-                        return _utc(time.time())
-                    info = entry.stat(follow_symlinks=False)
-                    latest = max(latest, info.st_ctime)
-                    if stat.S_ISDIR(info.st_mode):
-                        pending.append(entry.path)
-    except OSError:
-        return _utc(time.time())
-    return _utc(latest)
-
-
-def _utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, timezone.utc).replace(tzinfo=None)
+    and every entry below it, read through folder descriptors, never following a link.
+    Raises :class:`Refused` for anything but regular files and folders, or a tree past the
+    limits."""
+    latest, entries, size = os.lstat(src).st_ctime, 0, 0
+    top = os.fspath(src).rstrip(os.sep).count(os.sep)
+    for folder, dirs, files, fd in os.fwalk(src, follow_symlinks=False):
+        if folder.count(os.sep) - top >= MAX_DEPTH and dirs:
+            raise Refused(f"folders nested deeper than {MAX_DEPTH} levels")
+        for name in dirs + files:
+            entries += 1
+            if entries > MAX_ENTRIES:
+                raise Refused(f"more than {MAX_ENTRIES} files and folders")
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                raise Refused(f"{name[:80]!r} is not a file or a folder (a link?)")
+            latest = max(latest, info.st_ctime)
+            size += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            if size > max_bytes:
+                raise Refused(f"more than {max_bytes} bytes")
+    return datetime.fromtimestamp(latest, timezone.utc).replace(tzinfo=None)
 
 
 def receipt_path(course_dir: Path, student: str, lab: str) -> Path:
     return course_dir / RECEIPTS / student / lab
 
 
-def read_receipt(course_dir: Path, student: str, lab: str) -> datetime | None:
-    """The receipt's time, or None where the hand-in came without the exchange's collector
-    (copied into submitted/ by hand, the demo class)."""
+def _digest(secret: bytes | None) -> str:
+    return hashlib.sha256(secret or b"").hexdigest()
+
+
+def read_receipt(course_dir: Path, submitted_dir: Path, student: str,
+                 lab: str) -> datetime | None:
+    """The receipt's time, or None: a hand-in that came without the exchange's collector
+    (copied into submitted/ by hand, the demo class), or not the one the receipt is for."""
     try:
         root = untrusted_tree.open_folder(course_dir / RECEIPTS)
     except OSError:
         return None
     try:
-        text = untrusted_tree.read_file(root, f"{student}/{lab}", RECEIPT_BYTES)
-        return datetime.strptime(text.decode("ascii").strip(), _FORMAT)
+        when, digest = untrusted_tree.read_file(root, f"{student}/{lab}", RECEIPT_BYTES
+                                                ).decode("ascii").strip().rsplit(" ", 1)
     except (OSError, ValueError):   # UnicodeDecodeError is a ValueError
         return None
     finally:
         os.close(root)
+    try:
+        handed_in = untrusted_tree.open_folder(submitted_dir)
+    except OSError:
+        return None
+    try:
+        secret = untrusted_tree.read_file(handed_in, f"{student}/{lab}/{SECRET}", 1024)
+    except OSError:
+        secret = None
+    finally:
+        os.close(handed_in)
+    if _digest(secret) != digest:
+        return None
+    try:
+        return datetime.strptime(when, _FORMAT)
+    except ValueError:
+        return None
 
 
 class VerifiedCollect(ExchangeCollect):
     """nbgrader's collect, with the checks of the module docstring."""
 
+    owner_must_match = Bool(True, help="Collect a hand-in only when its folder belongs to the "
+                            "student it names (or to the collecting user). Turn off where "
+                            "every user's server runs as one uid.").tag(config=True)
+
     def _path_to_record(self, path):
         try:
             record = super()._path_to_record(path)
-            refused = _refusal(path, record["username"])
+            refused = _refusal(path, record["username"], self.owner_must_match)
         except Exception as error:  # noqa: BLE001 — nbgrader's parse of a name a student chose
             record = {"username": os.path.basename(path).split("+", 1)[0],
                       "filename": os.path.basename(path)}
@@ -104,34 +146,90 @@ class VerifiedCollect(ExchangeCollect):
             record.update(timestamp=datetime.min, refused=refused)
         return record
 
+    def _sort_by_timestamp(self, records):
+        # A refused record never stands in for a genuine one (datetime.min is before every
+        # due date, and --before-duedate would choose it).
+        ordered = super()._sort_by_timestamp(records)
+        return [r for r in ordered if not r.get("refused")] or ordered
+
     def copy_files(self):
-        for record in self.src_records:
-            if record.get("refused"):
-                self.log.error(f"not collected: {record['filename'][:200]!r} in the inbound folder: "
-                               f"{record['refused']}")
-        self.src_records = [r for r in self.src_records if not r.get("refused")]
-        super().copy_files()
+        records = self.src_records
+        for record in records:
+            self.src_records = [record]
+            try:
+                if record.get("refused"):
+                    # Nothing of the student it names is touched: the name may be a forgery.
+                    self._refused(record, record["refused"])
+                    continue
+                super().copy_files()
+            except Exception as error:  # noqa: BLE001 — one hand-in never stops the others
+                self._undo(record)
+                self._refused(record, str(error)[:300])
+        self.src_records = records
+
+    def _refused(self, record, why: str) -> None:
+        self.log.error(f"not collected: {record['filename'][:200]!r} in the inbound folder: "
+                       f"{why}")
 
     def do_copy(self, src, dest, log=None):
+        limit = 1000 * self.coursedir.max_dir_size
+        before = inspect(src, limit)
+        with tempfile.TemporaryDirectory(dir=Path(dest).parent, prefix=".collecting-") as own:
+            staged = os.path.join(own, "hand-in")
+            shutil.copytree(src, staged, symlinks=True)   # a link stays a link
+            inspect(staged, limit)   # the copy of our own holds what was checked
+            received = max(before, inspect(src, limit))   # a change during the copy counts
+            super().do_copy(staged, dest, log)
+        self._write_receipt(dest, received)
+
+    def _write_receipt(self, dest, received: datetime) -> None:
         from autograder.pipeline.collect import student_id
-        super().do_copy(src, dest, log)
-        received = last_change(src)   # after the copy: a change during it counts too
         student, lab = Path(dest).parent.name, Path(dest).name
         if student_id(student) is None or student_id(lab) is None:
             return   # a name that is no student's or lab's: nothing is graded under it
+        try:
+            with open(Path(dest, SECRET), "rb") as handed_in:   # the collector's own copy
+                secret = handed_in.read(1024)
+        except OSError:
+            secret = None
         path = receipt_path(Path(self.coursedir.root), student, lab)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o664)
+        shared = self.coursedir.groupshared
+        if shared:   # another collector of the staff group writes here too
+            for folder in (path.parent.parent, path.parent):
+                try:
+                    os.chmod(folder, 0o2770)
+                except PermissionError:
+                    pass
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{lab}.")
         with os.fdopen(fd, "w") as out:
-            out.write(received.strftime(_FORMAT) + "\n")
+            out.write(f"{received.strftime(_FORMAT)} {_digest(secret)}\n")
+        os.chmod(temporary, 0o660 if shared else 0o644)
+        os.replace(temporary, path)
+
+    def _undo(self, record) -> None:
+        """Remove what a failed collection of ``record`` (the named student's own hand-in:
+        its owner was checked) left: its copy and its receipt. A later collect copies the
+        hand-in afresh."""
+        from autograder.pipeline.collect import student_id
+        student = record.get("username", "")
+        if student_id(student) is None:
+            return
+        lab = self.coursedir.assignment_id
+        dest = self.coursedir.format_path(self.coursedir.submitted_directory, student, lab)
+        if os.path.isdir(dest) and not os.path.islink(dest):
+            shutil.rmtree(dest, ignore_errors=True)
+        receipt = receipt_path(Path(self.coursedir.root), student, lab)
+        if receipt.is_file():
+            receipt.unlink()
 
 
-def _refusal(path: str, student: str) -> str | None:
+def _refusal(path: str, student: str, owner_must_match: bool) -> str | None:
     """Why the inbound folder ``path`` is not ``student``'s hand-in, or None."""
     info = os.lstat(path)
     if not stat.S_ISDIR(info.st_mode):
         return "it is not a folder (a link?)"
-    if info.st_uid == os.geteuid():
+    if not owner_must_match or info.st_uid == os.geteuid():
         return None   # the collector's own: a course run by one account
     try:
         owner = pwd.getpwuid(info.st_uid).pw_name

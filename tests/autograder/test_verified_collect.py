@@ -3,7 +3,9 @@
 
 In the exchange's inbound folder, a hand-in's folder name and ``timestamp.txt`` are written by
 the student's server, so every attack here is something a student can do: set the time back,
-remove it, hand in under another student's name, name a hand-in with no time in it.
+remove it, hand in under another student's name, name a hand-in with no time in it, put a
+link in it (to the instructor's solution, or a dangling one that made nbgrader's copy fail),
+nest folders deeper than a walk can go, or plant a refused hand-in in another's name.
 """
 from __future__ import annotations
 
@@ -73,7 +75,20 @@ def collected(tmp_path_factory) -> tuple:
         for path in [forged, *forged.rglob("*")]:
             os.lchown(path, STRANGER_UID, -1)
     copy(f"fay+{LAB}+not a time+x")
-    said = _run(nbgrader + ["collect", LAB], course.course_dir, instructor)
+    # gus links his notebook to the instructor's solution; hal leaves a dangling link; ivy
+    # nests folders deeper than any walk may go; "jon" has a genuine hand-in and a refused
+    # one planted in his name.
+    gus = copy(f"gus+{LAB}+{BACK}+x")
+    (gus / f"{LAB}.ipynb").unlink()
+    (gus / f"{LAB}.ipynb").symlink_to(course.source_notebook(course.lab(LAB)))
+    (copy(f"hal+{LAB}+{BACK}+x") / "zz_broken").symlink_to("/nonexistent")
+    deep = copy(f"ivy+{LAB}+{BACK}+x")
+    for _ in range(60):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    copy(f"jon+{LAB}+{BACK}+x")
+    copy(f"jon+{LAB}+no time+planted")
+    said = _run(nbgrader + ["collect", "--before-duedate", LAB], course.course_dir, instructor)
     return course, said, honest
 
 
@@ -110,3 +125,35 @@ def test_a_name_with_no_time_in_it_is_skipped_not_fatal_to_the_others(collected)
     assert "its name holds no time" in said, said
     assert not (course.submitted_dir / "fay").exists()
     assert (course.submitted_dir / "dan" / LAB).is_dir()   # everyone else's is collected
+
+
+def test_a_link_in_a_hand_in_is_never_followed(collected):
+    course, said, _ = collected
+    assert "'labfx.ipynb' is not a file or a folder (a link?)" in said, said
+    assert not (course.submitted_dir / "gus").exists() or not any(
+        (course.submitted_dir / "gus").rglob("*.ipynb"))
+    assert "'zz_broken' is not a file or a folder (a link?)" in said, said
+
+
+def test_a_tree_too_deep_to_walk_is_refused_and_the_rest_collected(collected):
+    course, said, _ = collected
+    assert "folders nested deeper than" in said, said
+    assert not any((course.submitted_dir / "ivy").rglob("*")) if (
+        course.submitted_dir / "ivy").exists() else True
+    assert (course.submitted_dir / "jon" / LAB).is_dir()
+
+
+def test_a_refused_hand_in_never_stands_in_for_a_genuine_one(collected):
+    course, _, _ = collected
+    assert (course.submitted_dir / "jon" / LAB / f"{LAB}.ipynb").is_file()
+
+
+def test_a_receipt_times_only_the_hand_in_it_was_written_for(collected, tmp_path):
+    course, _, _ = collected
+    assert submitted_at(course.submitted_dir, "dan", LAB) > parse_utc(BACK) + SLACK
+    other = tmp_path / "submitted"
+    shutil.copytree(course.submitted_dir / "dan", other / "dan")
+    (other / "dan" / LAB / "submission_secret.txt").write_text("another hand-in")
+    # The same receipts folder, another hand-in: its own (set back) time, not the receipt's.
+    shutil.copytree(course.course_dir / "exchange_receipts", tmp_path / "exchange_receipts")
+    assert submitted_at(other, "dan", LAB) == parse_utc(BACK)
