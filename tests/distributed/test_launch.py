@@ -100,14 +100,27 @@ def test_a_hang_ends_at_the_timeout(nothing_left, fn):
         launch(fn, 2, timeout=2)
 
 
-def test_an_interrupt_of_the_launcher_kills_every_rank(nothing_left):
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            launch(_spins, 3, timeout=60)
-    finally:
-        timer.cancel()
+def _spins_once_running(folder):
+    Path(folder, f"rank-{os.getpid()}").touch()
+    _spins()
+
+
+def test_an_interrupt_of_the_launcher_kills_every_rank(nothing_left, tmp_path):
+    # The interrupt comes once every rank runs: sent after a fixed second, on a busy machine
+    # it landed while the launcher was still importing, and was lost there.
+    running = tmp_path / "running"
+    running.mkdir()
+    launcher = os.getpid()
+
+    def interrupt_once_every_rank_runs():
+        deadline = time.monotonic() + scaled(120)
+        while len(list(running.iterdir())) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(launcher, signal.SIGINT)
+
+    threading.Thread(target=interrupt_once_every_rank_runs, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        launch(_spins_once_running, 3, str(running), timeout=scaled(300))
 
 
 def test_a_stub_raises_not_implemented_error(nothing_left):
