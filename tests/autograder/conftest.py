@@ -10,6 +10,8 @@ import fcntl
 import json
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -67,6 +69,36 @@ def unrevealed_bundle(unrevealed_build, tmp_path) -> tuple[Path, dict]:
     out = tmp_path / "students"
     shutil.copytree(unrevealed_build[0], out, symlinks=True)
     return out, unrevealed_build[1]
+
+
+@dataclass
+class ExchangeUsers:
+    """An instructor and a student of a fixture course sharing nbgrader's exchange on this
+    machine, each with a home of their own, as ``make grade-ui`` and ``make lab`` start them."""
+
+    instructor: dict
+    student: dict
+
+    def run(self, args: list[str], cwd, env: dict) -> str:
+        done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=scaled(600))
+        assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+
+NBGRADER = [sys.executable, "-m", "nbgrader"]
+
+
+def exchange_users(course: manifest.Course, homes: Path) -> ExchangeUsers:
+    student_config = course.course_dir / "student"
+    student_config.mkdir()
+    shutil.copy(REPO / "course" / "student" / "nbgrader_config.py", student_config)
+    # An activated environment, as `make grade-ui` gives nbgrader (it runs `alembic` by name).
+    base = {**{k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")},
+            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    return ExchangeUsers(instructor={**base, "HOME": str(homes / "instructor-home")},
+                         student={**base, "HOME": str(homes / "student-home"),
+                                  "JUPYTER_CONFIG_PATH": str(student_config)})
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ import pytest
 
 from autograder.demo import demo_class
 from coursekit.course import REPO_ROOT
-from conftest import TEST_LIMITS, make_fixture_course
+from conftest import NBGRADER, TEST_LIMITS, exchange_users, make_fixture_course
 from machine_load import scaled
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username, parse_utc
@@ -38,16 +38,8 @@ def _run(args: list[str], cwd, env) -> str:
 
 def test_release_fetch_submit_collect_grade_and_feedback_through_the_exchange(tmp_path):
     course = make_fixture_course(tmp_path / "tree")
-    student_config = course.course_dir / "student"
-    student_config.mkdir()
-    shutil.copy(REPO_ROOT / "course" / "student" / "nbgrader_config.py", student_config)
-    # An activated environment, as `make grade-ui` gives nbgrader (it runs `alembic` by name).
-    base = {**{k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")},
-            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    instructor = {**base, "HOME": str(tmp_path / "instructor-home")}
-    student = {**base, "HOME": str(tmp_path / "student-home"),
-               "JUPYTER_CONFIG_PATH": str(student_config)}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
+    users = exchange_users(course, tmp_path)
+    instructor, student, nbgrader = users.instructor, users.student, NBGRADER
     coursekit = [sys.executable, "-m", "coursekit.cli"]
     desk = tmp_path / "student-desk"
     desk.mkdir()

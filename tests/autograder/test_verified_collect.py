@@ -11,29 +11,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from autograder.pipeline.collect import submitted_at
 from autograder.pipeline.verified_collect import SLACK, receipt_path
-from conftest import make_fixture_course
-from coursekit.course import REPO_ROOT
-from machine_load import scaled
+from conftest import NBGRADER, exchange_users, make_fixture_course
 from nbgrader.utils import get_username, parse_utc
 
 pytestmark = pytest.mark.slow
 LAB = "labfx"
 STRANGER_UID = 54_321   # a uid with no account: another user's hand-in
-
-
-def _run(args: list[str], cwd, env) -> str:
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=scaled(600))
-    assert done.returncode == 0, f"{args}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
 
 
 BACK = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
@@ -46,20 +35,12 @@ def collected(tmp_path_factory) -> tuple:
     course and what collect said."""
     tmp_path = tmp_path_factory.mktemp("exchange")
     course = make_fixture_course(tmp_path / "tree")
-    student_config = course.course_dir / "student"
-    student_config.mkdir()
-    shutil.copy(REPO_ROOT / "course" / "student" / "nbgrader_config.py", student_config)
-    base = {**{k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")},
-            "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    instructor = {**base, "HOME": str(tmp_path / "instructor-home")}
-    student = {**base, "HOME": str(tmp_path / "student-home"),
-               "JUPYTER_CONFIG_PATH": str(student_config)}
-    nbgrader = [sys.executable, "-m", "nbgrader"]
+    users = exchange_users(course, tmp_path)
     desk = tmp_path / "desk"
     desk.mkdir()
-    _run(nbgrader + ["release_assignment", LAB], course.course_dir, instructor)
-    _run(nbgrader + ["fetch_assignment", LAB], desk, student)
-    _run(nbgrader + ["submit", LAB], desk, student)
+    users.run(NBGRADER + ["release_assignment", LAB], course.course_dir, users.instructor)
+    users.run(NBGRADER + ["fetch_assignment", LAB], desk, users.student)
+    users.run(NBGRADER + ["submit", LAB], desk, users.student)
     inbound = course.course_dir / "exchange" / "deep-learning-software" / "inbound"
     (honest,) = inbound.iterdir()
 
@@ -88,7 +69,8 @@ def collected(tmp_path_factory) -> tuple:
     deep.mkdir(parents=True)
     copy(f"jon+{LAB}+{BACK}+x")
     copy(f"jon+{LAB}+no time+planted")
-    said = _run(nbgrader + ["collect", "--before-duedate", LAB], course.course_dir, instructor)
+    said = users.run(NBGRADER + ["collect", "--before-duedate", LAB], course.course_dir,
+                     users.instructor)
     return course, said, honest
 
 
