@@ -352,7 +352,8 @@ def stop(hub: Hub | None, base: Path, tag: str, made: list[str]) -> None:
     if hub is not None and hub.process is not None:
         for user in [hub.instructor, hub.ta, *hub.students]:
             hub.api("DELETE", f"/hub/api/users/{user.name}/server", timeout=30)
-        _stop_group(hub.process)
+        from ui.conftest import stop_group
+        stop_group(hub.process, grace_s=30)   # the hub stops every user's server first
         _stop_proxy(base / "hub" / "jupyterhub-proxy.pid")
     uids = set()
     for name in made:
@@ -365,19 +366,6 @@ def stop(hub: Hub | None, base: Path, tag: str, made: list[str]) -> None:
         subprocess.run(["userdel", "--remove", name], capture_output=True)
     subprocess.run(["groupdel", f"ck{tag}staff"], capture_output=True)
     shutil.rmtree(base, ignore_errors=True)
-
-
-def _stop_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait(timeout=10)
 
 
 def _stop_proxy(pid_file: Path) -> None:

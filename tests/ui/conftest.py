@@ -185,7 +185,7 @@ def jupyter_lab(root: Path, config_dir: Path, log: Path, home: Path,
         _wait_until_up(lab, process)
         yield lab
     finally:
-        _stop(process)
+        stop_group(process)
 
 
 def _wait_until_up(lab: Lab, process: subprocess.Popen) -> None:
@@ -205,12 +205,12 @@ def _wait_until_up(lab: Lab, process: subprocess.Popen) -> None:
                 + lab.log.read_text(errors="replace")[-3000:])
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop_group(process: subprocess.Popen, grace_s: float = 20) -> None:
     """SIGTERM to the server's process group (it shuts its kernels down), then SIGKILL to
     whatever of the group is left."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
+        process.wait(timeout=grace_s)
     except (ProcessLookupError, subprocess.TimeoutExpired):
         pass
     try:
