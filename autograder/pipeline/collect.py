@@ -34,8 +34,8 @@ from nbformat import NotebookNode
 from coursekit.notebook import cells as lab_cells
 from coursekit.course import Course, Lab
 from autograder.isolation import untrusted_tree
-from autograder.pipeline.verified_collect import SLACK as RECEIPT_SLACK
-from autograder.pipeline.verified_collect import read_receipt
+from autograder.pipeline.receipts import SLACK as RECEIPT_SLACK
+from autograder.pipeline.receipts import read_receipt
 from coursekit.caps import (MAX_CANDIDATE_BYTES, MAX_CANDIDATES, MAX_FOLDER_DEPTH,
                             MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, MAX_MEMBERS, MAX_NOTEBOOK_BYTES,
                             MAX_UNPACKED_BYTES)
@@ -153,7 +153,7 @@ def submitted_at(submitted_dir: Path, student: str, lab: str) -> datetime | None
     gradebook stores it), or None for a hand-in from elsewhere.
 
     The student's server wrote ``timestamp.txt``; the exchange's collector wrote a receipt of
-    when the hand-in's files last changed (:mod:`.verified_collect`). The stated time stands
+    when the hand-in's files last changed (:mod:`.receipts`, by :mod:`.verified_collect`). The stated time stands
     when it is within a few seconds of the receipt's; otherwise (a time set back or forward,
     or none stated) the receipt's time does. A ``timestamp.txt`` that is a link, too long or not a time counts as
     none. Read without following a link: the student wrote what the exchange collected."""

@@ -23,7 +23,7 @@ another user). :class:`VerifiedCollect`, configured in ``course/nbgrader_config.
   students cannot write, with a digest of the hand-in's ``submission_secret.txt`` (so that a
   receipt never times another hand-in copied there later).
   :func:`autograder.pipeline.collect.submitted_at` believes the stated time only when it is
-  within :data:`SLACK` of the receipt's.
+  within :data:`autograder.pipeline.receipts.SLACK` of the receipt's.
 
 Change times move forward whenever anyone changes a file's metadata: a ``chmod -R``, a
 ``chown`` or a restore of the exchange between the deadline and the collection makes every
@@ -31,30 +31,22 @@ hand-in not yet collected look handed in then. Collect first.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import pwd
 import shutil
 import stat
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from traitlets import Bool
 
-from autograder.isolation import untrusted_tree
+from autograder.pipeline.receipts import FORMAT, SECRET, digest, receipt_path
 from coursekit.caps import MAX_FOLDER_DEPTH
 
-RECEIPTS = "exchange_receipts"   # beside submitted/ in the course folder
-# nbgrader's submit takes its time, then copies the files and writes timestamp.txt: an honest
-# hand-in's files change a few seconds after its stated time at most.
-SLACK = timedelta(seconds=15)
 MAX_ENTRIES = 10_000
 MAX_DEPTH = MAX_FOLDER_DEPTH
-RECEIPT_BYTES = 200
-SECRET = "submission_secret.txt"   # nbgrader's submit writes a fresh one into each hand-in
-_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 
 
 class Refused(Exception):
@@ -83,47 +75,6 @@ def inspect(src: str | os.PathLike, max_bytes: int) -> datetime:
             if size > max_bytes:
                 raise Refused(f"more than {max_bytes} bytes")
     return datetime.fromtimestamp(latest, timezone.utc).replace(tzinfo=None)
-
-
-def receipt_path(course_dir: Path, student: str, lab: str) -> Path:
-    return course_dir / RECEIPTS / student / lab
-
-
-def _digest(secret: bytes | None) -> str:
-    return hashlib.sha256(secret or b"").hexdigest()
-
-
-def read_receipt(course_dir: Path, submitted_dir: Path, student: str,
-                 lab: str) -> datetime | None:
-    """The receipt's time, or None: a hand-in that came without the exchange's collector
-    (copied into submitted/ by hand, the demo class), or not the one the receipt is for."""
-    try:
-        root = untrusted_tree.open_folder(course_dir / RECEIPTS)
-    except OSError:
-        return None
-    try:
-        when, digest = untrusted_tree.read_file(root, f"{student}/{lab}", RECEIPT_BYTES
-                                                ).decode("ascii").strip().rsplit(" ", 1)
-    except (OSError, ValueError):   # UnicodeDecodeError is a ValueError
-        return None
-    finally:
-        os.close(root)
-    try:
-        handed_in = untrusted_tree.open_folder(submitted_dir)
-    except OSError:
-        return None
-    try:
-        secret = untrusted_tree.read_file(handed_in, f"{student}/{lab}/{SECRET}", 1024)
-    except OSError:
-        secret = None
-    finally:
-        os.close(handed_in)
-    if _digest(secret) != digest:
-        return None
-    try:
-        return datetime.strptime(when, _FORMAT)
-    except ValueError:
-        return None
 
 
 class VerifiedCollect(ExchangeCollect):
@@ -203,7 +154,7 @@ class VerifiedCollect(ExchangeCollect):
                     pass
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{lab}.")
         with os.fdopen(fd, "w") as out:
-            out.write(f"{received.strftime(_FORMAT)} {_digest(secret)}\n")
+            out.write(f"{received.strftime(FORMAT)} {digest(secret)}\n")
         os.chmod(temporary, 0o660 if shared else 0o644)
         os.replace(temporary, path)
 

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from autograder.pipeline.collect import submitted_at
-from autograder.pipeline.verified_collect import SLACK, receipt_path
+from autograder.pipeline.receipts import SLACK, receipt_path
 from conftest import NBGRADER, exchange_users, make_fixture_course
 from nbgrader.utils import get_username, parse_utc
 
