@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -176,6 +176,7 @@ def run_program(check_: Check, impl: Any, seed: int | None = None, *, rng: Any =
     generator = check_.program(impl, rng)
     observations: list[Observation] = []
     to_send: Any = None
+    times_seen: dict[str, int] = {}
     while True:
         try:
             case = generator.send(to_send)
@@ -189,6 +190,11 @@ def run_program(check_: Check, impl: Any, seed: int | None = None, *, rng: Any =
             if on_observation is not None:
                 on_observation(observation)
             break
+        # Verdicts pair the student's observations with the reference's by label, so a label
+        # drawn twice (a random case that lands on a planted one) must not hide one of them.
+        times_seen[case.label] = times_seen.get(case.label, 0) + 1
+        if times_seen[case.label] > 1:
+            case = replace(case, label=f"{case.label} (case {times_seen[case.label]} of this name)")
         try:
             value = case.thunk()
             observation = Observation(case.label, value=value, case=case)

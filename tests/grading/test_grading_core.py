@@ -58,6 +58,30 @@ def test_payload_round_trip_is_plain_json_and_judged_in_the_grader(monkeypatch):
     assert result.passed and result.fraction == 1.0
 
 
+def _reference_negate():
+    return lambda x: -x
+
+
+@check("toy.same_label_twice", reference=_reference_negate)
+def _same_label_program(impl, rng):
+    # Two different inputs under one label, as when a random case lands on a planted one.
+    for x in (1.0, 2.0):
+        yield Case("negate one number", lambda x=x: impl(x))
+
+
+def test_cases_that_share_a_label_are_each_judged_against_their_own_reference():
+    result = judge("toy.same_label_twice", 0,
+                   [(o.label, observed(o.value))
+                    for o in run_program(get_check("toy.same_label_twice"), lambda x: -x, 0)],
+                   hidden=True)
+    assert result.passed and len(result.cases) == 2
+    wrong = judge("toy.same_label_twice", 0,
+                  [(o.label, observed(o.value)) for o in
+                   run_program(get_check("toy.same_label_twice"),
+                               lambda x: -x if x == 1.0 else x, 0)], hidden=True)
+    assert [c.passed for c in wrong.cases] == [True, False]
+
+
 def test_missing_observations_are_failures_with_a_reason():
     result = judge("toy.square", 1, [], hidden=True)
     assert result.fraction == 0 and all("not observed" in c.message for c in result.cases)
