@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..program import Case, check, handed
+from ..properties import edge, parameter, promise
 
 # ---------------------------------------------------------------------------------------------
 # references
@@ -334,8 +335,10 @@ def transfer_vs_compute_program(impl: Any, rng):
             transfer_s, compute_s = min(transfer_s, compute_s), max(transfer_s, compute_s) * 3
         elif trial == 3:  # a tie, planted in every seed: it is 'compute'
             compute_s = transfer_s
+        verdict = ("the copy is slower" if transfer_s > compute_s else
+                   "a tie" if transfer_s == compute_s else "the compute is slower")
         yield Case(f"x of shape ({rows}, {cols}) to {device}, timer reports "
-                   f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s",
+                   f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s ({verdict})",
                    lambda x=x, d=device, t=transfer_s, c=compute_s: _run_recorded(impl, x, d, t, c),
                    hint="time x.to(device, copy=True) and op(x_on_device) separately, each as "
                         "timer(fn, device=device); the timed transfer returns the moved tensor; "
@@ -357,3 +360,68 @@ def transfer_vs_compute_program(impl: Any, rng):
     yield Case(f"real measurement on the CPU ({n}x{n}, torch.sin)", consistent,
                hint="measure with the default timer (your time_it) and draw the conclusion from "
                     "the two numbers you measured, not from a fixed answer")
+
+
+# ---------------------------------------------------------------------------------------------
+# property tables (issue 27): each promise, parameter and edge of the exercises' texts, and the
+# case that tests it (see coursekit.grading.properties)
+# ---------------------------------------------------------------------------------------------
+
+PROPERTIES = {
+    "lab00.time_it": (
+        parameter("fn", ": number of calls to fn"),
+        parameter("warmup", "slow first call, warmup="),
+        parameter("repeats", "even number of repeats"),
+        parameter("device", "default sync on a GPU device"),
+        parameter("sync", "one slow timed call among"),
+        parameter("clock", "defaults: time_it(fn, sync=..., clock=...)"),
+        promise("the warm-up calls are run first and not timed", "slow first call, warmup="),
+        promise("sync() before starting and after fn(), around each timed call",
+                "slow first call, warmup="),
+        promise("fn is called exactly warmup + repeats times", ": number of calls to fn"),
+        promise("the median of the durations, not their mean", "the median ignores it"),
+        promise("defaults: warmup=3, repeats=10", "warms up 3 times and times 10 calls"),
+        promise("sync None: synchronize(device) is the sync", "default sync on a GPU device"),
+        promise("the result is in seconds, by time.perf_counter by default",
+                "time.sleep(0.02) measures between 0.02 and 0.25 seconds"),
+        promise("ValueError when repeats < 1", "repeats=0 raises ValueError"),
+        promise("coursekit's own timer is not used", forbidden="coursekit.hardware.timing"),
+        promise("timeit is not used", forbidden="timeit"),
+        promise("torch.utils.benchmark is not used", forbidden="torch.utils.benchmark"),
+        edge("an even number of repeats: the mean of the two middle values",
+             "even number of repeats"),
+        edge("warmup=0: the first call is timed", "warmup=0, repeats=1"),
+        edge("repeats=0", "repeats=0 raises ValueError"),
+    ),
+    "lab00.roofline": (
+        promise("gemm_flops is 2*m*n*k", "gemm_flops(m="),
+        promise("gemm_bytes reads A and B once and writes C once", "gemm_bytes(m="),
+        promise("add_flops is one FLOP per element", "add_flops("),
+        promise("add_bytes is two arrays read and one written", "add_bytes("),
+        promise("roofline_time is the larger of the compute and memory times",
+                "roofline_time, GEMM of trial"),
+        promise("roofline_bound is 'compute' when the arithmetic takes longer",
+                "roofline_bound, add of trial 0"),
+        promise("roofline_bound is 'memory' when the traffic takes longer",
+                "roofline_bound, GEMM of trial 1"),
+        edge("element sizes of 2, 4 and 8 bytes", "dtype_bytes="),
+        edge("a tie between the two times is 'compute'", "roofline_bound at the ridge point"),
+    ),
+    "lab00.transfer_vs_compute": (
+        parameter("x", "x of shape"),
+        parameter("op", "to meta, timer reports"),
+        parameter("device", "to cpu, timer reports"),
+        parameter("timer", "timer reports transfer"),
+        promise("transfer_s times x.to(device, copy=True), which returns the copy",
+                "to cpu, timer reports"),
+        promise("compute_s times op on a copy made on device once, before timing",
+                "to meta, timer reports"),
+        promise("the timer is called as timer(fn, device=device)", "to meta, timer reports"),
+        promise("'transfer' when transfer_s > compute_s", "(the copy is slower)"),
+        promise("'compute' otherwise", "(the compute is slower)"),
+        promise("the default timer is time_it, and the conclusion follows its numbers",
+                "real measurement on the CPU"),
+        edge("the meta device (no data)", "to meta, timer reports"),
+        edge("transfer_s == compute_s gives 'compute'", "(a tie)"),
+    ),
+}
