@@ -11,6 +11,7 @@ import numpy as np
 
 from ..capabilities import AUTODIFF
 from ..program import Case, EarlierStepFailed, check
+from ..properties import edge, parameter, promise
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 
@@ -266,3 +267,70 @@ def train_two_layer_torch_program(impl, rng):
                    hint="every tensor must stay on x.device with x.dtype: create new tensors "
                         "with device=x.device, and avoid .cpu(), .item(), float() and "
                         "device=\"cpu\" inside the loop")
+
+
+# ---------------------------------------------------------------- property tables (issue 27)
+# Each promise, parameter and edge of the exercises' texts, and the case that tests it (see
+# coursekit.grading.properties).
+
+_NO_AUTODIFF = (promise("gradients derived by hand: no .backward()", forbidden=".backward"),
+                promise("no torch.autograd", forbidden="torch.autograd.grad"))
+
+PROPERTIES = {
+    "lab01.numpy_graph_grads": (
+        parameter("x", ": grad_x"),
+        parameter("y", ": grad_y"),
+        parameter("z", ": grad_z"),
+        promise("grad_x of sum(x * y + z) is y", ": grad_x"),
+        promise("grad_y is x", ": grad_y"),
+        promise("grad_z is ones, in z's shape", ": grad_z"),
+        *_NO_AUTODIFF,
+        edge("z of shape (D,) added to every row: its gradient summed over the rows",
+             "trial 3 ("),
+    ),
+    "lab01.two_layer_grads": (
+        parameter("x", ": loss"),
+        parameter("y", ": loss"),
+        parameter("w1", ": grad_w1"),
+        parameter("w2", ": grad_w2"),
+        promise("loss is the sum (not the mean) of the squared errors of relu(x @ w1) @ w2",
+                ": loss"),
+        promise("grad_w1 through the ReLU mask of h, in w1's shape", ": grad_w1"),
+        promise("grad_w2 = h_relu.T @ 2 * (y_pred - y), in w2's shape", ": grad_w2"),
+        *_NO_AUTODIFF,
+    ),
+    "lab01.train_two_layer": (
+        parameter("x", ": losses"),
+        parameter("y", ": losses"),
+        parameter("w1", ": final w1"),
+        parameter("w2", ": final w2"),
+        parameter("lr", ": final w1"),
+        parameter("steps", ": losses"),
+        promise("losses[t] is the loss before step t, one per step", ": losses"),
+        promise("each step w = w - lr * grad, with the current weights' gradients",
+                ": final w1"),
+        promise("returns the final w2 too", ": final w2"),
+        promise("the loss goes down", ": loss decreased"),
+        promise("the caller's w1 and w2 are left unchanged",
+                "the w1 and w2 passed in are unchanged"),
+        *_NO_AUTODIFF,
+    ),
+    "lab01.train_two_layer_torch": (
+        parameter("x", ": losses"),
+        parameter("y", ": losses"),
+        parameter("w1", ": final w1"),
+        parameter("w2", ": final w2"),
+        parameter("lr", ": final w1"),
+        parameter("steps", ": losses"),
+        promise("the same loop as exercise 3, in tensor operations", "on cpu (N="),
+        promise("losses is a tensor of shape (steps,) on x.device with x.dtype",
+                "device, dtype and shape of (w1, w2, losses): losses"),
+        promise("every tensor made on the inputs' device", "on the meta device"),
+        promise("the tensors passed in are left unchanged",
+                "the w1 and w2 passed in are unchanged"),
+        *_NO_AUTODIFF,
+        edge("float32 inputs", "float32 on cpu"),
+        edge("float64 inputs", "float64 on cpu"),
+        edge("the meta device: shapes and dtypes, no data", "float64 on the meta device"),
+    ),
+}
