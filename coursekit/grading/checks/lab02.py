@@ -15,6 +15,7 @@ import numpy as np
 
 from ..capabilities import AUTODIFF
 from ..program import Case, EarlierStepFailed, check
+from ..properties import edge, parameter, promise
 
 # The engine exercises rebuild coursekit's Tensor and engine: all of coursekit, and every way
 # torch has to compute a gradient.
@@ -119,10 +120,8 @@ OP_HINTS = {
 def _op_cases(impl, label: str, op: str, make: Callable, arrays: tuple, grad: np.ndarray,
               input_names: tuple[str, ...]):
     """Forward value and local gradients of one op applied to fresh leaves."""
-    Node = impl["Node"]
-
-    def build():
-        return make(*(Node(a, requires_grad=True) for a in arrays))
+    def build():  # impl["Node"] looked up when the case runs, never while the program yields
+        return make(*(impl["Node"](a, requires_grad=True) for a in arrays))
 
     def run():
         out = build()
@@ -353,7 +352,8 @@ ENGINE_HINTS = {
        after=("lab02.node_ops",))
 def engine_program(impl, rng):
     """Random programs through the student's engine and coursekit's: values, order, gradients."""
-    Node = impl["Node"]
+    def Node(*args, **kwargs):  # looked up when a case runs: yielding the cases touches no answer
+        return impl["Node"](*args, **kwargs)
     for trial in range(1, 4):
         n, d = (int(v) for v in rng.choice(np.arange(2, 6), size=2, replace=False))
         plan = _plan(rng, n, d)
@@ -458,7 +458,12 @@ NO_GRAD_HINTS = {
        after=("lab02.engine",))
 def no_grad_program(impl, rng):
     """no_grad switches recording off, restores it (nested, on errors), cuts backward paths."""
-    Node, no_grad = impl["Node"], impl["no_grad"]
+    def Node(*args, **kwargs):  # looked up when a case runs: yielding the cases touches no answer
+        return impl["Node"](*args, **kwargs)
+
+    def no_grad():
+        return impl["no_grad"]()
+
     n, d = int(rng.integers(2, 5)), int(rng.integers(2, 5))
     a0, b0 = rng.standard_normal((n, d)), rng.standard_normal((n, d))
     scale = float(np.round(rng.uniform(0.5, 3), 2))
@@ -676,6 +681,8 @@ def graph_nodes_program(impl, rng):
     """Walk a torch graph through next_functions: node set, post-order, root, leaves."""
     for trial in range(1, 4):
         ops, build = _torch_program(rng)
+        if trial == 1:  # planted in every seed: a value that needs a gradient, used twice
+            ops += ["add_b", "reuse"]
         box: dict = {}
         label = f"graph {trial} (x then {', '.join(ops)}, then (h @ w + b)^2 summed)"
 
@@ -702,3 +709,95 @@ def graph_nodes_program(impl, rng):
                    lambda s=stored: sorted(tuple(node.variable.shape) for node in s()
                                            if type(node).__name__ == "AccumulateGrad"),
                    hint=GRAPH_HINTS["leaves"])
+
+
+# ------------------------------------------------------------------ property tables (issue 27)
+# Each promise, parameter and edge of the exercises' texts, and the case that tests it (see
+# coursekit.grading.properties).
+
+_OWN_ENGINE = (promise("no coursekit in the answer", forbidden="coursekit"),
+               promise("no torch autograd in the answer", forbidden="torch.autograd.grad"))
+
+PROPERTIES = {
+    "lab02.node_ops": (
+        parameter("grad", "unbroadcast: gradient of shape"),
+        parameter("shape", "unbroadcast: gradient of shape"),
+        promise("unbroadcast sums the leading axes broadcasting added",
+                "unbroadcast: gradient of shape ("),
+        promise("unbroadcast sums, keeping them, the axes where shape has size 1",
+                "to shape (1, 1)"),
+        promise("+ hands the gradient to both inputs, unbroadcast to each one's shape",
+                "add: ("),
+        promise("* gives each input the gradient times the other factor", "mul: ("),
+        promise("@ : grad @ b.T and a.T @ grad", "matmul: ("),
+        promise("relu passes the gradient where the input was positive", "relu of shape"),
+        promise("sum spreads the scalar gradient to the input's shape", "sum of shape"),
+        promise("one gradient per parent, in the order of parents", ": gradient for b"),
+        promise("Node(data) defaults to a constant, and results of constants are constants",
+                "Node(data) without requires_grad is a constant"),
+        *_OWN_ENGINE,
+        edge("a bias of shape (D,) broadcast against (N, D)", ",) add ("),
+        edge("a number added: the gradient summed to shape ()", "add (): forward"),
+        edge("both inputs stretched: (N, 1) * (1, D)", "1) mul (1,"),
+        edge("unbroadcast to shape ()", "to shape ()"),
+    ),
+    "lab02.engine": (
+        parameter("root", "forward value of loss and toposort(loss)"),
+        promise("toposort lists every reachable node once, after its parents, root last",
+                ": toposort(loss)"),
+        promise("backward seeds ones and adds gradients into the leaves' .grad",
+                "gradient of leaf A"),
+        promise("every leaf that requires grad gets its gradient", "gradient of leaf W"),
+        promise("parents that do not require grad are skipped: a constant keeps .grad None",
+                "constant K (requires_grad=False) keeps .grad None"),
+        promise("a node used twice gets the sum of its gradients",
+                "reused node: b = a * a; loss = sum(b * a + b)"),
+        promise("two backward calls add up in .grad", "two backward calls on two graphs add up"),
+        promise("a leaf's first gradient is stored as a copy",
+                "two backward calls through x + y"),
+        *_OWN_ENGINE,
+        edge("the lecture's b = a + a; c = b + b gives a a gradient of 4",
+             "reused node: b = a + a; c = b + b"),
+    ),
+    "lab02.no_grad": (
+        parameter("root", "backward(sum(frozen * b))"),
+        promise("results inside the block do not require grad",
+                "a result computed inside no_grad() has requires_grad False"),
+        promise("recording is back on after the block", "after the with block"),
+        promise("__exit__ restores the stored state, so nested blocks work",
+                "inside nested no_grad() blocks"),
+        promise("the state is restored when the block raises",
+                "after an exception inside no_grad(), results require grad again: "
+                "requires_grad after the block"),
+        promise("the exception is not swallowed", ": the exception reached the caller"),
+        promise("a value computed under no_grad is a constant for backward", ": a.grad is None"),
+        *_OWN_ENGINE,
+        edge("nested no_grad blocks", "inside nested no_grad() blocks"),
+        edge("an exception inside the block", "after an exception inside no_grad()"),
+    ),
+    "lab02.train": (
+        parameter("x", ": losses"),
+        parameter("y", ": losses"),
+        parameter("w1", "(updated in place): w1"),
+        parameter("w2", "(updated in place): w2"),
+        parameter("lr", "w1 and w2 after training"),
+        parameter("steps", ": losses"),
+        promise("the gradients are reset after each update", ": losses"),
+        promise("w1 and w2 updated in place under torch.no_grad()",
+                "w1 and w2 after training (updated in place)"),
+        promise("losses[t] is the loss before update t", ": losses"),
+        promise("each loss a Python float", "each loss a Python float"),
+    ),
+    "lab02.graph_nodes": (
+        parameter("t", "the nodes (as a sorted list of type names)"),
+        promise("every node reached from t.grad_fn through next_functions, AccumulateGrad "
+                "included", "the nodes (as a sorted list of type names)"),
+        promise("depth-first post-order, children in next_functions order",
+                "the order of the nodes"),
+        promise("t.grad_fn comes last", "the last node is t.grad_fn"),
+        promise("the leaves' AccumulateGrad nodes hold the leaf tensors",
+                "shapes of the leaf tensors"),
+        edge("a tensor used twice: its node listed once", "add_b, reuse, then"),
+        edge("inputs that need no gradient: None entries skipped", "graph 1 (x then"),
+    ),
+}
