@@ -23,7 +23,7 @@ from coursekit.notebook.cells import ANSWER, CHECKS
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
 # Labs whose every check has a table; the others have none yet.
-COVERED = ("lab00_setup", "lab01_graphs", "lab02_autograd", "lab06_static_graphs",
+COVERED = ("lab00_setup", "lab01_graphs", "lab02_autograd", "lab03_functions", "lab06_static_graphs",
            "lab10_distributed")
 
 

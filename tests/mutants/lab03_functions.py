@@ -391,6 +391,28 @@ MUTANTS = {
                 return False
     return True
 '''),
+        ("out.backward() for the analytical side, leaving the gradients in the inputs' .grad", '''def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    wrt = [x for x in inputs if x.requires_grad]
+    for x in wrt:
+        x.grad = None
+    out = fn(*inputs)
+    v = torch.randn_like(out)
+    (out * v).sum().backward()
+    analytic = [x.grad.clone() for x in wrt]
+    for x, a in zip(wrt, analytic):
+        for j in range(x.numel()):
+            with torch.no_grad():
+                old = x.view(-1)[j].item()
+                x.view(-1)[j] = old + eps
+                plus = (fn(*inputs) * v).sum().item()
+                x.view(-1)[j] = old - eps
+                minus = (fn(*inputs) * v).sum().item()
+                x.view(-1)[j] = old
+            n = (plus - minus) / (2 * eps)
+            if abs(a.view(-1)[j].item() - n) > atol + rtol * abs(n):
+                return False
+    return True
+'''),
     ],
 }
 

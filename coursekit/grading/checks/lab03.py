@@ -15,6 +15,7 @@ import numpy as np
 
 from ..capabilities import DELEGATED_BACKWARD
 from ..program import Case, check
+from ..properties import edge, parameter, promise
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 # Inputs far outside the range where exp is finite (float32 overflows beyond |x| ~ 88.7,
@@ -605,6 +606,15 @@ def _inputs_untouched(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
     return thunk
 
 
+def _no_leftover_grad(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
+    def thunk():
+        correct = _gradcheck_families()["mul"][0]
+        inputs = [_tensor(a, "float64") for a in arrays]
+        impl(correct.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+        return all(t.grad is None for t in inputs)
+    return thunk
+
+
 @check("lab03.my_gradcheck", reference=_reference_gradcheck,
        forbid=("torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.functional",
                "torch.func", "coursekit.autograd.gradcheck", "coursekit.autograd", "torch.testing"))
@@ -639,6 +649,10 @@ def my_gradcheck_program(impl, rng):
                rtol=0, atol=1e-12,
                hint="after x[i] += eps and x[i] -= 2 * eps, add eps back (do it under torch.no_grad() "
                     "or on x.data), or perturb a copy")
+    # The same inputs again: the text promises no .grad left on them either.
+    yield Case("inputs have no leftover .grad afterwards", _no_leftover_grad(impl, arrays),
+               hint="take the analytical gradient with torch.autograd.grad, which fills no .grad; "
+                    "after out.backward(...), set each input's .grad back to None")
 
 
 _FAMILY_TEXT = {
@@ -666,3 +680,97 @@ _FAMILY_TEXT = {
                      "the tolerance grows with the value: atol + rtol * |numerical|"),
 }
 _FAMILY_ORDER = tuple(_FAMILY_TEXT)
+
+
+# ---------------------------------------------------------------- property tables (issue 27)
+# Each promise and edge of the exercises' texts, and the case that tests it (see
+# coursekit.grading.properties). The Functions are classes: no parameter rows.
+
+_ONE_NODE_AND_META = (
+    promise("one graph node, with one edge to the input's node", "is a single graph node"),
+    promise("new tensors made on the input's device", "meta tensors in, meta tensors out"),
+)
+
+PROPERTIES = {
+    "lab03.sigmoid": (
+        promise("forward returns sigma(x) elementwise", "sigmoid(x) values, trial"),
+        promise("the output in x's dtype and shape", "output keeps the input's dtype and shape"),
+        promise("forward saves the output y for backward", "forward saves the output y"),
+        promise("backward returns grad_output * y * (1 - y)",
+                "gradient of x for a random grad_output"),
+        promise("the gradient passes torch's gradcheck", "torch.autograd.gradcheck passes"),
+        *_ONE_NODE_AND_META,
+        promise("no torch.sigmoid", forbidden="torch.sigmoid"),
+        promise("no .sigmoid()", forbidden=".sigmoid"),
+        promise("no torch.special", forbidden="torch.special"),
+        promise("no torch.nn", forbidden="torch.nn"),
+        edge("|x| up to 1000: right values", "sigmoid values at x = ±30 … ±1000"),
+        edge("|x| up to 1000: finite gradients", "gradient is finite at x = ±30 … ±1000"),
+        edge("very negative x keeps its tiny value", "sigmoid keeps tiny values for very negative x"),
+        edge("float32 inputs", "float32"),
+    ),
+    "lab03.my_relu": (
+        promise("forward returns max(x, 0)", "relu(x) values, trial"),
+        promise("backward passes grad_output where x > 0, 0 where x < 0",
+                "gradient of x for a random grad_output"),
+        promise("the output in x's dtype and shape", "output keeps the input's dtype and shape"),
+        promise("the gradient passes torch's gradcheck", "torch.autograd.gradcheck passes"),
+        promise("backward returns a new tensor: grad_output left unchanged",
+                "backward leaves the caller's grad_output unchanged"),
+        *_ONE_NODE_AND_META,
+        promise("the backward computes its gradient itself", forbidden="torch.autograd.grad"),
+        edge("x reaching the output along two paths", "gradient of 3 * relu(x) + x"),
+    ),
+    "lab03.softplus": (
+        promise("forward returns log(1 + exp(x))", "softplus(x) values, trial"),
+        promise("backward returns grad_output * sigmoid(x)", "gradient of x for a random grad_output"),
+        promise("the output in x's dtype and shape", "output keeps the input's dtype and shape"),
+        promise("the gradient passes torch's gradcheck", "torch.autograd.gradcheck passes"),
+        promise("no inf for any finite input", "softplus values at x = ±30 … ±1000 and 0"),
+        promise("log1p: no precision lost for very negative x",
+                "softplus keeps tiny values for very negative x"),
+        *_ONE_NODE_AND_META,
+        promise("no torch.nn.functional.softplus", forbidden=".softplus"),
+        promise("no torch.logaddexp", forbidden="torch.logaddexp"),
+        promise("no torch.special", forbidden="torch.special"),
+        edge("the gradient at x = 0 is 0.5", "gradient values at x = ±30 … ±1000 and 0"),
+        edge("|x| up to 1000 in float32 and float64", "softplus values at x = ±30 … ±1000 and 0, "
+             "float32"),
+    ),
+    "lab03.ck_sigmoid": (
+        promise("forward returns sigma(x) on NumPy arrays", "sigmoid(x) values, trial"),
+        promise("the output in x's dtype", "output keeps the input's dtype and shape"),
+        promise("backward returns grad_output * y * (1 - y)", "x.grad after y.backward(grad_output)"),
+        promise("forward saves the output", "forward saves the output y for backward"),
+        promise("one graph node with one edge to the input's", "is a single graph node"),
+        promise("the gradient passes coursekit's gradcheck", "coursekit.autograd.gradcheck passes"),
+        promise("works inside a bigger graph", "inside a graph: grads of sum(sigmoid(x @ w) ** 2)"),
+        promise("NumPy only: no torch", forbidden="torch"),
+        promise("no ck.sigmoid", forbidden="coursekit.sigmoid"),
+        promise("no .backward() in the answer", forbidden=".backward"),
+        edge("|x| up to 1000", "sigmoid values at x = ±30 … ±1000"),
+    ),
+    "lab03.my_gradcheck": (
+        parameter("fn", "mul (inputs"),
+        parameter("inputs", "mul (inputs"),
+        parameter("eps", "cube (inputs"),
+        parameter("atol", "one_element (inputs"),
+        parameter("rtol", "small_values (inputs"),
+        promise("True for a right backward", ": verdict on the right backward"),
+        promise("False for a wrong one", ": verdict on the broken backward"),
+        promise("every input that requires grad is compared", "mul_second (inputs"),
+        promise("inputs without requires_grad are skipped",
+                "mul with a second input that does not require grad"),
+        promise("element by element", "one_element (inputs"),
+        promise("central finite differences", "cube (inputs"),
+        promise("the tolerance is atol + rtol * |numerical|", "small_values (inputs"),
+        promise("defaults eps=1e-6, atol=1e-5, rtol=1e-3", "defaults: my_gradcheck(fn, inputs)"),
+        promise("the inputs keep their values", "inputs hold their original values afterwards"),
+        promise("no .grad left on the inputs", "inputs have no leftover .grad afterwards"),
+        promise("no torch.autograd.gradcheck", forbidden="torch.autograd.gradcheck"),
+        promise("no torch.autograd.functional", forbidden="torch.autograd.functional"),
+        promise("no coursekit gradcheck", forbidden="coursekit.autograd.gradcheck"),
+        edge("fn's output of another shape than its inputs", "matmul (inputs"),
+        edge("an input broadcast in fn", "broadcast (inputs"),
+    ),
+}
