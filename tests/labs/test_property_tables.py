@@ -1,7 +1,8 @@
 """Every row of an exercise's property table names a case its check really yields, and every
 parameter of the graded function has a row (issue 27, see coursekit.grading.properties).
 
-The labels come from the check's program run on its public seed with an answer that raises:
+The labels come from the check's program run on its public seed with an answer that raises
+(and, indexed, gives answers that raise):
 a program never branches on what the answer returned, so its labels are the reference's.
 """
 from __future__ import annotations
@@ -23,7 +24,8 @@ from coursekit.notebook.cells import ANSWER, CHECKS
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
 # Labs whose every check has a table; the others have none yet.
-COVERED = ("lab00_setup", "lab01_graphs", "lab02_autograd", "lab03_functions", "lab06_static_graphs",
+COVERED = ("lab00_setup", "lab01_graphs", "lab02_autograd", "lab03_functions", "lab04_modules",
+           "lab05_data", "lab06_static_graphs", "lab07_tensorflow",
            "lab10_distributed")
 
 
@@ -49,8 +51,18 @@ def _graded_functions(lab_id: str) -> dict[str, set[str]]:
     return params
 
 
-def _refuse(*args, **kwargs):
-    raise NotImplementedError("the property table's test answers nothing")
+class _Refuse:
+    """An answer that raises when called; handed as a dict of classes (lab04.layers gets
+    ``{"Linear": ..., "ReLU": ..., "Sequential": ...}``), each of its entries is one too."""
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError("the property table's test answers nothing")
+
+    def __getitem__(self, key):
+        return self
+
+
+_refuse = _Refuse()
 
 
 @lru_cache(maxsize=None)

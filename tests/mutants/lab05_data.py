@@ -322,6 +322,15 @@ MUTANTS = {
     labels = np.asarray(labels).reshape(-1)
     return np.full(len(labels), 1.0 / len(labels))
 '''),
+        ("torch labels get torch.unique: a torch tensor of weights, not a NumPy array", '''def balanced_weights(labels):
+    """One positive weight per sample; every class gets the same total weight."""
+    if isinstance(labels, torch.Tensor):
+        _, class_of_sample, counts = torch.unique(labels, return_inverse=True, return_counts=True)
+        return 1.0 / counts[class_of_sample]
+    labels = np.asarray(labels).reshape(-1)
+    _, class_of_sample, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    return 1.0 / counts[class_of_sample]
+'''),
         ("one weight per class instead of one per sample", '''def balanced_weights(labels):
     """One positive weight per sample; every class gets the same total weight."""
     labels = np.asarray(labels).reshape(-1)
@@ -396,6 +405,18 @@ class MyConcatDataset:
 '''),
     ],
     "sharded": [
+        ("an empty range is refused with ValueError", _SHARDED_HEAD + '''
+    def shard(self, worker_id, num_workers):
+        if self.end <= self.start:
+            raise ValueError(f"range({self.start}, {self.end}) is empty")
+        return iter(range(self.start + worker_id, self.end, num_workers))
+
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None:
+            return self.shard(0, 1)
+        return self.shard(info.id, info.num_workers)
+'''),
         ("shards for two workers, whatever num_workers is", _SHARDED_HEAD + '''
     def shard(self, worker_id, num_workers):
         return iter(range(self.start + worker_id, self.end, num_workers))

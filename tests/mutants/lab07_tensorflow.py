@@ -346,6 +346,8 @@ MUTANTS = {
         ("reads only the first event file",
          _edit(_TENSORBOARD, 'sorted(glob.glob(os.path.join(logdir, "events.out.tfevents.*")))',
                'sorted(glob.glob(os.path.join(logdir, "events.out.tfevents.*")))[:1]')),
+        ("pairs in the order of the files sorted by name, not sorted by step",
+         _edit(_TENSORBOARD, "    return sorted(pairs)\n", "    return pairs\n")),
     ],
     "tf_torch_grads": [
         ("copies w1 and w2 into nn.Linear without the transpose",

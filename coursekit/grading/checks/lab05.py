@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, check, handed
+from ..properties import edge, parameter, promise
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _REBUILT = ("coursekit.data", "torch.utils.data")
@@ -405,6 +406,14 @@ def _label_sets(rng):
     return sets
 
 
+def _array_kind(value: Any) -> str:
+    """"a NumPy array of floats", or what else ``value`` is."""
+    if isinstance(value, np.ndarray):
+        return "a NumPy array of floats" if value.dtype.kind == "f" else \
+            f"a NumPy array of {value.dtype}"
+    return f"a {type(value).__module__}.{type(value).__qualname__}"
+
+
 _DRAWS = 20_000
 _TOLERANCE = 0.03  # ≥ 8 standard deviations of a class frequency over 20,000 draws
 
@@ -415,12 +424,14 @@ def balanced_weights_program(impl: Any, rng):
     import torch
     from coursekit.data import WeightedRandomSampler
 
+    givens = {}
     for kind, labels, values in _label_sets(rng):
         given: Any = labels
         if kind == "list":
             given = [int(v) for v in labels]
         elif kind == "torch":
             given = torch.from_numpy(labels.astype(np.int64))
+        givens[kind] = given
         counts = {int(v): int((labels == v).sum()) for v in values}
         seed = int(rng.integers(0, 2**31))
         where = f"{kind} labels, class counts {counts}"
@@ -447,6 +458,12 @@ def balanced_weights_program(impl: Any, rng):
         yield Case(f"{_DRAWS} draws with WeightedRandomSampler: each class within "
                    f"{_TOLERANCE} of 1/{len(values)} ({where})", sampled,
                    hint="rare classes need larger weights per sample than common ones")
+    yield Case("the weights are a NumPy array of floats, for range, arbitrary, list and torch "
+               "labels", lambda: {kind: _array_kind(impl(given)) for kind, given in givens.items()},
+               weight=0.5,
+               hint="return a NumPy array of floats whatever the labels came as (a list, a torch "
+                    "tensor): turn them into one with np.asarray first, not a torch tensor or a "
+                    "list of weights")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,6 +511,21 @@ def concat_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
+def _simulated_shards(impl: Any, start: int, end: int, workers: int) -> dict:
+    dataset = impl(start, end)
+    parts = [[int(v) for v in dataset.shard(w, workers)] for w in range(workers)]
+    joined = [v for part in parts for v in part]
+    sizes = [len(p) for p in parts]
+    return {"all samples, sorted": sorted(joined),
+            "no sample twice": len(joined) == len(set(joined)),
+            "shard sizes differ by at most 1": max(sizes) - min(sizes) <= 1}
+
+
+_SHARD_HINT = ("worker w of W takes every W-th sample starting at start + w (or an even "
+               "contiguous slice); together the shards must cover the range once, and no shard "
+               "may be more than one sample longer than another")
+
+
 @check("lab05.sharded", reference=_reference_sharded)
 def sharded_program(impl: Any, rng):
     """ShardedRange: every sample exactly once across workers, shards balanced."""
@@ -507,19 +539,10 @@ def sharded_program(impl: Any, rng):
         else:             # anything, an empty range included
             end, workers = start + int(rng.integers(0, 30)), int(rng.integers(2, 6))
 
-        def shards(start=start, end=end, workers=workers):
-            dataset = impl(start, end)
-            parts = [[int(v) for v in dataset.shard(w, workers)] for w in range(workers)]
-            joined = [v for part in parts for v in part]
-            sizes = [len(p) for p in parts]
-            return {"all samples, sorted": sorted(joined),
-                    "no sample twice": len(joined) == len(set(joined)),
-                    "shard sizes differ by at most 1": max(sizes) - min(sizes) <= 1}
-
-        yield Case(f"range({start}, {end}) over {workers} simulated worker(s)", shards,
-                   hint="worker w of W takes every W-th sample starting at start + w (or an "
-                        "even contiguous slice); together the shards must cover the range once, "
-                        "and no shard may be more than one sample longer than another")
+        yield Case(f"range({start}, {end}) over {workers} simulated worker(s)",
+                   lambda start=start, end=end, workers=workers:
+                       _simulated_shards(impl, start, end, workers),
+                   hint=_SHARD_HINT)
     import torch.utils.data as tud
 
     start, end = int(rng.integers(0, 10)), int(rng.integers(20, 60))
@@ -542,3 +565,124 @@ def sharded_program(impl: Any, rng):
                        **(fork if w else {}))),
                    hint="__iter__ must call torch.utils.data.get_worker_info(): None in the main "
                         "process (yield everything), else shard by info.id and info.num_workers")
+    # Planted in every seed (the trials above draw one by chance): an empty range, drawn last
+    # so that the cases above keep their inputs.
+    empty_at, empty_workers = int(rng.integers(-20, 20)), int(rng.integers(2, 6))
+    yield Case(f"an empty range({empty_at}, {empty_at}) over {empty_workers} simulated workers",
+               lambda: _simulated_shards(impl, empty_at, empty_at, empty_workers), weight=0.5,
+               hint="an empty range is a stream like any other: every worker's shard is empty, "
+                    "without an error")
+
+
+# MyBatchSampler, MyDataLoader, MyConcatDataset and ShardedRange are classes: their rows are
+# promises and edges (the test derives no parameters from a class handed to grade()).
+PROPERTIES = {
+    "lab05.batch_sampler": (
+        promise("lists of batch_size indices, in the sampler's order",
+                "38 indices, batch_size=5, drop_last=False: batches"),
+        promise("the last list is shorter when the indices do not divide evenly",
+                "indices, batch_size=4, drop_last=False: batches"),
+        promise("drop_last=True drops the short list", "drop_last=True: batches"),
+        promise("iterating again starts a new pass", "batches when iterated again"),
+        promise("each pass reads the sampler anew (a sampler object)",
+                "a sampler with a new order at each pass"),
+        promise("len() counts the lists of one pass, rounding up",
+                "38 indices, batch_size=5, drop_last=False: len"),
+        promise("len() rounds down with drop_last=True", "drop_last=True: len"),
+        promise("a batch_size that is not a positive integer raises ValueError",
+                "batch_size=0 raises ValueError"),
+        promise("torch.utils.data is not used", forbidden="torch.utils.data"),
+        promise("coursekit.data is not used", forbidden="coursekit.data"),
+        edge("the indices divide evenly", "8 indices, batch_size=4"),
+        edge("one index past a whole number of batches", "9 indices, batch_size=4"),
+        edge("fewer indices than one batch", "3 indices, batch_size=5, drop_last=True"),
+        edge("an empty sampler", "0 indices"),
+        edge("batch_size=1", "batch_size=1"),
+        edge("a float batch_size", "batch_size=2.0 raises ValueError"),
+        edge("a negative batch_size", "batch_size=-1 raises ValueError"),
+    ),
+    "lab05.collate": (
+        parameter("samples", "samples (float32 array"),
+        promise("a NumPy array leaf is np.stack-ed", "float32 array (3,), int label): structure"),
+        promise("a Python or NumPy number becomes a 1-D array (int64, float64)",
+                "nested samples [array, (int, np.float32)]: structure"),
+        promise("a torch tensor is torch.stack-ed", "torch tensors (3, 2): structure"),
+        promise("a torch batch stays on its samples' device",
+                "(tensor on the meta device, int label): structure"),
+        promise("a dict gives a dict of the same keys", "dict samples (pixels (1, 1), label, weight)"),
+        promise("a tuple stays a tuple, a list a list, each position collated",
+                "nested samples [array, (int, np.float32)]: values"),
+        promise("arrays of different shapes raise ValueError",
+                "arrays of different shapes raise ValueError"),
+        promise("torch.utils.data is not used", forbidden="torch.utils.data"),
+        promise("coursekit.data is not used", forbidden="coursekit.data"),
+        edge("a batch of one sample", "a batch of one sample"),
+        edge("tensors on the meta device", "tensor on the meta device"),
+    ),
+    "lab05.dataloader": (
+        promise("batch_size=1, no shuffle, no drop_last, my_collate by default",
+                "defaults: MyDataLoader(dataset) over 6 samples: epoch 0"),
+        promise("without shuffle an epoch visits 0 .. len - 1",
+                "trial 0: n=16, batch_size=4, shuffle=False"),
+        promise("with shuffle one rng.permutation per epoch from default_rng(seed)",
+                "shuffle=True, drop_last=False, collate_fn=list, seed="),
+        promise("epochs differ from each other", "epoch 2"),
+        promise("each shuffled epoch visits every sample once", "each shuffled epoch is a permutation"),
+        promise("the same seed gives the same order, another seed another",
+                "seeding: the same seed repeats the order"),
+        promise("batches cut with drop_last", "shuffle=True, drop_last=True"),
+        promise("collate_fn is used when given", "collate_fn=list: epoch 0"),
+        promise("my_collate when collate_fn is None", "default collate: epoch 0"),
+        promise("len(loader) is the number of batches per epoch", "len(loader)"),
+        promise("an invalid batch_size raises ValueError when the loader is built",
+                "batch_size=0 raises ValueError"),
+        promise("torch.utils.data is not used", forbidden="torch.utils.data"),
+        promise("coursekit.data is not used", forbidden="coursekit.data"),
+        edge("batch_size larger than the dataset, with drop_last", "n=4, batch_size=5"),
+        edge("samples on the meta device stay there", "samples on the meta device"),
+    ),
+    "lab05.balanced_weights": (
+        parameter("labels", "weights for range labels"),
+        promise("every class has the same total weight", "weights for arbitrary labels"),
+        promise("WeightedRandomSampler then draws every class equally often",
+                "draws with WeightedRandomSampler"),
+        promise("every weight positive", "weights for range labels"),
+        promise("a float NumPy array", "the weights are a NumPy array of floats"),
+        edge("labels given as a list", "weights for list labels"),
+        edge("labels given as a torch tensor", "weights for torch labels"),
+        edge("classes that are not 0 .. C-1 (negative ones)", "weights for arbitrary labels"),
+        edge("a class with a single sample", "class counts {0: 1,"),
+    ),
+    "lab05.concat": (
+        promise("len() is the sum of the parts' lengths", "len of datasets of sizes"),
+        promise("d[i] for 0 <= i < len(d) is the right part's item", "items 0..9 of sizes"),
+        promise("a negative index counts from the end of the whole concatenation",
+                "items -1..-10 of sizes"),
+        promise("an index outside -len(d) .. len(d) - 1 raises IndexError",
+                "index 13 of 10 samples raises IndexError"),
+        promise("an empty list of datasets raises ValueError", "no datasets at all raises ValueError"),
+        promise("each part gets an index counted from its own start (a dataset object)",
+                "a list followed by a map-style dataset object"),
+        promise("torch.utils.data is not used", forbidden="torch.utils.data"),
+        promise("coursekit.data is not used", forbidden="coursekit.data"),
+        edge("index len(d)", "index 10 of 10 samples raises IndexError"),
+        edge("index -len(d) - 1", "index -11 of 10 samples raises IndexError"),
+        edge("an empty part in the middle", "items -1..-17 of sizes [4, 0, 3, 5, 5]"),
+    ),
+    "lab05.sharded": (
+        promise("the shards together hold every integer of the range exactly once",
+                "over 5 simulated worker(s)"),
+        promise("no shard more than one element longer than another (n = W*k + 1)",
+                "range(-4, 22) over 5 simulated worker(s)"),
+        promise("__iter__ gives the whole range in order without workers",
+                "iterated twice in the main process: first pass"),
+        promise("__iter__ gives a fresh iterator at each pass",
+                "iterated twice in the main process: second pass"),
+        promise("__iter__ shards by get_worker_info() in a real DataLoader",
+                "torch DataLoader with num_workers=2"),
+        edge("one worker", "over 1 simulated worker(s)"),
+        edge("three workers in a real DataLoader", "torch DataLoader with num_workers=3"),
+        edge("num_workers=0", "torch DataLoader with num_workers=0"),
+        edge("an empty range", "an empty range("),
+    ),
+}

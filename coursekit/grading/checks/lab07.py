@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check, handed
+from ..properties import edge, parameter, promise
 
 
 # TensorFlow's start-up notices (oneDNN, CPU features) are configured off before its first
@@ -529,33 +530,62 @@ def read_scalars_program(impl, rng):
         second = rng.uniform(0, 2, size=(2, int(rng.integers(2, 4))))
         wanted = tags[int(rng.integers(0, 2))]
 
-        def read(tags=tags, first=first, second=second, wanted=wanted, resumed=resumed):
-            with tempfile.TemporaryDirectory() as logdir:
-                tf = _tf()
-                writer = tf.summary.create_file_writer(logdir)
-                with writer.as_default():
-                    for step in range(first.shape[1]):
-                        for row, tag in enumerate(tags):
-                            tf.summary.scalar(tag, first[row, step], step=step)
-                writer.close()
-                if resumed:
-                    writer = tf.summary.create_file_writer(logdir, filename_suffix=".resumed")
-                    with writer.as_default():
-                        for step in range(second.shape[1]):
-                            for row, tag in enumerate(tags):
-                                tf.summary.scalar(tag, second[row, step],
-                                                  step=first.shape[1] + step)
-                    writer.close()
-                return [(int(s), float(v)) for s, v in impl(logdir, wanted)]
-
         files = "two event files (a resumed run)" if resumed else "one event file"
-        yield Case(f"trial {trial}: tag {wanted!r} of {tags}, {files}", read, rtol=1e-6,
-                   atol=1e-7,
+        yield Case(f"trial {trial}: tag {wanted!r} of {tags}, {files}",
+                   lambda tags=tags, first=first, second=second, wanted=wanted, resumed=resumed:
+                       _read_back(impl, tags, first, second if resumed else None, wanted),
+                   rtol=1e-6, atol=1e-7,
                    hint="read every events.out.tfevents.* file in the folder with "
                         "tf.data.TFRecordDataset, parse each record with "
                         "tf.compat.v1.Event.FromString, keep the values whose tag matches; TF2 "
                         "stores a scalar in value.tensor (tf.make_ndarray), not "
                         "value.simple_value; sort the pairs by step")
+    # Planted, drawn after the trials above so that they keep their inputs: the resumed run's
+    # file is named with an earlier timestamp than the first run's (a folder copied between
+    # machines), so the file that sorts first holds the later steps; only sorting the pairs by
+    # step gives them in order, whatever the order the files are read in.
+    tags = [str(t) for t in rng.choice(["loss", "accuracy", "lr", "val/loss"], size=2,
+                                       replace=False)]
+    first = rng.uniform(0, 2, size=(2, int(rng.integers(2, 6))))
+    second = rng.uniform(0, 2, size=(2, int(rng.integers(2, 4))))
+    wanted = tags[int(rng.integers(0, 2))]
+    yield Case(f"tag {wanted!r} of {tags}, two event files, the later steps in the file whose "
+               "name sorts first",
+               lambda: _read_back(impl, tags, first, second, wanted, resumed_named_first=True),
+               rtol=1e-6, atol=1e-7, weight=0.5,
+               hint="return the pairs sorted by step: the files of a folder need not come (by "
+                    "name, or by the order the file system lists them) in the order of their "
+                    "steps")
+
+
+def _read_back(impl, tags, first, second, wanted, resumed_named_first=False):
+    """``impl(logdir, wanted)`` on a folder the check wrote: ``first[row]`` under ``tags[row]``
+    at steps 0, 1, ..., and, unless ``second`` is None, a resumed run's file with ``second``
+    at the steps after those (named to sort before the first file if
+    ``resumed_named_first``)."""
+    with tempfile.TemporaryDirectory() as logdir:
+        tf = _tf()
+        writer = tf.summary.create_file_writer(logdir)
+        with writer.as_default():
+            for step in range(first.shape[1]):
+                for row, tag in enumerate(tags):
+                    tf.summary.scalar(tag, first[row, step], step=step)
+        writer.close()
+        if second is not None:
+            writer = tf.summary.create_file_writer(logdir, filename_suffix=".resumed")
+            with writer.as_default():
+                for step in range(second.shape[1]):
+                    for row, tag in enumerate(tags):
+                        tf.summary.scalar(tag, second[row, step],
+                                          step=first.shape[1] + step)
+            writer.close()
+            if resumed_named_first:
+                (name,) = [n for n in os.listdir(logdir) if n.endswith(".resumed")]
+                # events.out.tfevents.<seconds>.<host>...: an earlier time, as many digits
+                stamp = name.split(".")[3]
+                renamed = name.replace(f".{stamp}.", f".{'1' + '0' * (len(stamp) - 1)}.", 1)
+                os.rename(os.path.join(logdir, name), os.path.join(logdir, renamed))
+        return [(int(s), float(v)) for s, v in impl(logdir, wanted)]
 
 
 # ---------------------------------------------------------------- lab07.tf_torch_grads
@@ -706,3 +736,117 @@ def tf_torch_grads_program(impl, rng):
                                                                             "grads"),
                        hint=hints["grads"], rtol=1e-4, atol=1e-5,
                        names=_GRAD_NAMES[framework])
+
+
+PROPERTIES = {
+    "lab07.tf1_train": (
+        parameter("x", "trial 1 (N=7, D_in=2, H=7, D_out=2, 6 steps, lr=0.0634): losses"),
+        parameter("y", "trial 2 (N=8, D_in=3, H=6, D_out=1, 5 steps, lr=0.0384): losses"),
+        parameter("w1", "final w1"),
+        parameter("w2", "final w2"),
+        parameter("lr", "lr=0.0634): final w2"),
+        parameter("steps", "6 steps"),
+        promise("losses[t] is the lecture's loss before step t", "): losses"),
+        promise("the final weights after gradient descent", "trial 2 (N=8, D_in=3, H=6, D_out=1, "
+                                                           "5 steps, lr=0.0384): final w1"),
+        promise("the arrays given are left as they were",
+                "the caller's x, y, w1 and w2 are left as they were"),
+        promise("eager execution stays on (no disable_eager_execution)",
+                "eager execution is still on after the call"),
+        promise("tf.GradientTape is not used", forbidden="tensorflow.GradientTape"),
+        edge("one step", "one step (N=4"),
+    ),
+    "lab07.tape_train": (
+        parameter("x", "trial 1 (N=5, D_in=3, H=2, D_out=1, 4 steps, lr=0.0907): losses"),
+        parameter("y", "trial 2 (N=4, D_in=5, H=4, D_out=1, 3 steps, lr=0.0217): losses"),
+        parameter("w1", "final w1"),
+        parameter("w2", "final w2"),
+        parameter("lr", "lr=0.0907): final w2"),
+        parameter("steps", "4 steps"),
+        promise("the same training as Exercise 1: losses before each step", "): losses"),
+        promise("the same final weights", "trial 1 (N=5, D_in=3, H=2, D_out=1, 4 steps, "
+                                          "lr=0.0907): final w1"),
+        promise("the arrays given are left as they were",
+                "the caller's x, y, w1 and w2 are left as they were"),
+        promise("no tf1.Session", forbidden="tensorflow.compat.v1.Session"),
+        promise("no tf1.gradients", forbidden="tensorflow.gradients"),
+        edge("one step", "one step (N=5"),
+    ),
+    "lab07.tape_derivatives": (
+        parameter("f", "f(x) = 1.65*exp(-0.75*x**2)"),
+        parameter("x", "x a float64 constant of shape (4,)"),
+        promise("dy, the derivative of y = f(x)", "of shape (3,): dy"),
+        promise("d2y, the second derivative (nested tapes)", "of shape (3,): d2y"),
+        promise("dz, the gradient of sum(y * y) (the persistent tape's second gradient)",
+                "of shape (4,): dz"),
+        edge("x a tf.Variable", "x a tf.Variable of shape (2,): d2y"),
+    ),
+    "lab07.predict_traces": (
+        parameter("calls", "sequence 1: calls with"),
+        promise("a Python number traces once per new value", "sequence 1: calls with 1, 2, 3, 1"),
+        promise("a tensor traces once per new dtype and shape",
+                "sequence 2: calls with tf.float32(2,), tf.float32(1,)"),
+        promise("a NumPy array traces like a tf.constant of its dtype and shape",
+                "sequence 3: calls with np.float32(2,), tf.float32(2,)"),
+        promise("the count after each call, in mixtures of all kinds", "sequence 5"),
+        promise("no tf.function is run: the rule is written", forbidden="tensorflow.function"),
+        edge("an int and a float of equal value", "1, 1.0"),
+        edge("the same values as NumPy and as tf.constant", "np.float64(2,), tf.float64(2,)"),
+    ),
+    "lab07.signature_function": (
+        parameter("fn", "signature_function(fn) returns"),
+        promise("fn's values for float32 vectors", "calls with float32 vectors of lengths "
+                                                   "[2, 3, 6, 5, 7]: values"),
+        promise("one trace for vectors of every length (NumPy and tensors)", "number of traces"),
+        promise("another dtype raises TypeError", "a call with an int32 vector is refused"),
+        promise("another rank raises TypeError", "a call with a float32 matrix is refused"),
+    ),
+    "lab07.custom_fit": (
+        parameter("model", "weights after training: kernel 1"),
+        parameter("x", "trial 1 (N=11"),
+        parameter("y", "Dense(3)): loss of each epoch"),
+        parameter("epochs", "2 epochs"),
+        parameter("batch_size", "batch_size=4"),
+        parameter("lr", "weights after training: bias 2"),
+        promise("one loss per epoch, as fit's history reports it", "loss of each epoch"),
+        promise("one SGD step per batch, in order, the model trained in place",
+                "weights after training"),
+        promise("model.fit is not called", forbidden="keras.Model.fit"),
+        promise("train_on_batch is not called", forbidden="keras.Model.train_on_batch"),
+        promise("train_step is not called", forbidden="keras.Model.train_step"),
+        edge("a partial last batch (an epoch's loss weights it by its size)",
+             "N=11, batch_size=4, 2 epochs, Dense(3, relu) -> Dense(3)): loss of each epoch"),
+        edge("batches that divide evenly", "N=15, batch_size=5"),
+    ),
+    "lab07.write_scalars": (
+        parameter("logdir", "trial 1: tag 'accuracy', 6 values"),
+        parameter("tag", "tag 'loss'"),
+        parameter("values", "7 values"),
+        promise("values[i] under tag at step i, in an event file in logdir",
+                "trial 3: tag 'loss', 7 values"),
+    ),
+    "lab07.read_scalars": (
+        parameter("logdir", "one event file"),
+        parameter("tag", "tag 'val/loss' of ['val/loss', 'lr']"),
+        promise("only the scalars of the tag asked for",
+                "trial 1: tag 'loss' of ['loss', 'accuracy'], one event file"),
+        promise("every event file of logdir is read", "two event files (a resumed run)"),
+        promise("the pairs sorted by step", "the later steps in the file whose name sorts first"),
+    ),
+    "lab07.tf_torch_grads": (
+        parameter("x", "TensorFlow (Keras Dense) loss"),
+        parameter("y", "PyTorch (nn.Linear) loss"),
+        parameter("w1", "dloss/dw1 (first Dense's kernel, (D_in, H))"),
+        parameter("b1", "dloss/db1 (first Linear's bias)"),
+        parameter("w2", "dloss/dw2 (second Linear's weight, (D_out, H))"),
+        parameter("b2", "dloss/db2 (second Dense's bias)"),
+        promise("a dict {'tf': {...}, 'torch': {...}}", "the call returns {'tf': {...}, 'torch'"),
+        promise("each framework's loss as a float, the lecture's loss",
+                "TensorFlow (Keras Dense) loss"),
+        promise("Keras' gradients in the (in, out) kernel layout",
+                "dloss/dw2 (second Dense's kernel, (H, D_out))"),
+        promise("torch's gradients in the (out, in) weight layout (w1, w2 transposed in)",
+                "dloss/dw1 (first Linear's weight, (H, D_in))"),
+        edge("sizes that differ (a forgotten transpose shows)", "(N=7, D_in=5, H=3, D_out=4)"),
+    ),
+}
