@@ -113,6 +113,23 @@ def dropout_masks(key, steps, shape, keep_prob):
         masks.append(jax.random.bernoulli(step_key, keep_prob, shape))
     return jnp.stack(masks)
 '''),
+        ("NumPy zeros for the biases: b1 and b2 float64, not float32",
+         '''def init_params(key, d_in, hidden):
+    key_w1, key_w2 = jax.random.split(key)
+    return {"w1": jax.random.normal(key_w1, (d_in, hidden)) / jnp.sqrt(d_in),
+            "b1": np.zeros(hidden),
+            "w2": jax.random.normal(key_w2, (hidden,)) / jnp.sqrt(hidden),
+            "b2": np.zeros(())}
+''' + _DROPOUT_MASKS),
+        ("masks returned as 0.0/1.0 floats, ready to multiply, not booleans", _INIT_PARAMS + '''
+
+def dropout_masks(key, steps, shape, keep_prob):
+    masks = []
+    for _ in range(steps):
+        key, step_key = jax.random.split(key)
+        masks.append(jax.random.bernoulli(step_key, keep_prob, shape))
+    return jnp.stack(masks).astype(jnp.float32)
+'''),
         ("NumPy's global generator for the masks", _INIT_PARAMS + '''
 
 def dropout_masks(key, steps, shape, keep_prob):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..monitor import ENGINE_TARGET
 from ..program import Case, check, handed
+from ..properties import edge, parameter, promise
 
 HOST_DEVICES_FLAG = "--xla_force_host_platform_device_count=2"
 if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in os.environ.get(
@@ -287,6 +288,18 @@ def init_params_program(impl: Any, rng):
 
     yield Case("the same key gives the same parameters", properties, hint=_INIT_HINT)
 
+    def dtypes():
+        import jax
+
+        got = impl(jax.random.key(seed), d_in, hidden)
+        return {"every parameter is a float32 array": all(
+            np.asarray(v).dtype == np.float32 for v in got.values())}
+
+    yield Case("float32 parameters (JAX's default)", dtypes,
+               hint="make every parameter with jax.numpy (jnp.zeros(hidden), jnp.zeros(())): "
+                    "np.zeros gives float64 arrays and a Python 0.0 a float64 scalar; "
+                    + _INIT_HINT)
+
 
 @check("lab08.dropout_masks", reference=lambda: _reference_prng()["dropout_masks"],
        forbid=_RANDOM_STATE)
@@ -317,6 +330,11 @@ def dropout_masks_program(impl: Any, rng):
 
     yield Case(f"reproducible, and a new mask every step (4 steps of {shape})", properties,
                hint=_MASK_HINT)
+    yield Case(f"the masks are booleans, True = keep ({shape})",
+               lambda: {"dtype is bool": np.asarray(
+                   impl(__import__("jax").random.key(seed), 2, shape, 0.5)).dtype == np.bool_},
+               hint="return the boolean masks jax.random.bernoulli draws, stacked, without "
+                    "converting them to 0.0/1.0 floats or integers; " + _MASK_HINT)
     yield Case(f"steps=1 gives one mask of shape {shape}",
                lambda: impl(__import__("jax").random.key(seed), 1, shape, 0.5),
                hint="return an array of shape (steps, *shape), even for one step; " + _MASK_HINT)
@@ -554,3 +572,88 @@ def data_parallel_program(impl: Any, rng):
 
         yield Case(f"batch of N={n} over the local devices (D={d}, H={h}, trial {trial})",
                    observe, hint=_PARALLEL_HINT, rtol=1e-4, atol=1e-5)
+
+
+PROPERTIES = {
+    "lab08.per_example_grads": (
+        parameter("params", "per_example_grads on N="),
+        parameter("x", "per_example_grads on N="),
+        parameter("y", "per_example_grads on N="),
+        promise("a dict like params, each leaf with a leading axis of size N",
+                "per_example_grads on N="),
+        promise("entry i is the gradient of example_loss on example i, for params",
+                "per_example_grads on N="),
+        promise("traceable: it runs under jax.jit", "jax.jit(per_example_grads) on N="),
+        promise("JAX only: no call into PyTorch", forbidden="torch"),
+        edge("a batch of one", "on N=1 examples"),
+    ),
+    "lab08.init_params": (
+        parameter("key", "init_params(jax.random.key("),
+        parameter("d_in", "d_in="),
+        parameter("hidden", "hidden="),
+        promise("one split; w1 and w2 normal from their own keys, scaled by 1/sqrt(fan-in); "
+                "zero biases", "init_params(jax.random.key("),
+        promise("float32 values", "float32 parameters"),
+        promise("the same key gives the same parameters", "the same key gives the same"),
+        promise("JAX keys only: no numpy.random", forbidden="numpy.random"),
+        promise("JAX keys only: no random", forbidden="random"),
+        promise("JAX keys only: no torch", forbidden="torch"),
+        edge("a legacy jax.random.PRNGKey", "a legacy key"),
+    ),
+    "lab08.dropout_masks": (
+        parameter("key", "dropout_masks(jax.random.key("),
+        parameter("steps", "steps="),
+        parameter("shape", "shape=("),
+        parameter("keep_prob", "keep_prob="),
+        promise("the key carried and split every step, the mask drawn from the step key",
+                "dropout_masks(jax.random.key("),
+        promise("stacked into shape (steps, *shape)", "dropout_masks(jax.random.key("),
+        promise("boolean masks, True = keep", "the masks are booleans"),
+        promise("reproducible from the key, a new mask every step",
+                "reproducible, and a new mask every step"),
+        promise("JAX keys only: no numpy.random", forbidden="numpy.random"),
+        promise("JAX keys only: no random", forbidden="random"),
+        promise("JAX keys only: no torch", forbidden="torch"),
+        edge("steps=1", "steps=1 gives one mask"),
+    ),
+    "lab08.predict_jit": (
+        parameter("events", "sequence 0"),
+        parameter("scale", "sequence 1 (SCALE="),
+        promise("one (printed, result) pair per call, in order", "sequence 0"),
+        promise("a call traces once per (shape, dtype) not yet in the cache", "sequence 0"),
+        promise("a cached call returns with the SCALE its own trace read", "SCALE=2, f(3"),
+        promise("a prediction: it may not call JAX", forbidden="jax"),
+        edge("a new dtype of a shape already traced", "f(3 int32)"),
+        edge("clear_cache() forgets every compiled version", "clear, f(3 float32)"),
+        edge("random sequences of events", "sequence 3"),
+    ),
+    "lab08.time_jit": (
+        parameter("f", "real jax.jit on this machine"),
+        parameter("x", "real jax.jit on this machine"),
+        parameter("repeats", "repeats (trial 0)"),
+        parameter("clock", "(trial 0): returned times"),
+        parameter("jit", "jit(f) is applied once"),
+        promise("compiled = jit(f), once", "jit(f) is applied once"),
+        promise("the first call timed until its result is ready",
+                "calls return before their work is done"),
+        promise("each timed call waits for its result", "calls return before their work is done"),
+        promise("steady_s is the median of the timed calls", "the median ignores it"),
+        promise("compile_s = first_call_s - steady_s", "(trial 0): returned times"),
+        promise("repeats=10 by default", "defaults: time_jit"),
+        promise("time.perf_counter and jax.jit by default", "default clock and jit"),
+        promise("every time read from clock()", "(trial 1): returned times"),
+        promise("timeit is not used", forbidden="timeit"),
+        promise("coursekit's timer is not used", forbidden="coursekit.hardware.timing"),
+        edge("one interrupted call among the repeats", "one slow call among"),
+    ),
+    "lab08.data_parallel_grad": (
+        parameter("params", "over the local devices"),
+        parameter("x", "batch of N="),
+        parameter("y", "batch of N="),
+        promise("the batch split into equal shards, one per device", "over the local devices"),
+        promise("every device's copy is the full-batch gradient (pmean of the shards')",
+                "over the local devices (D="),
+        promise("one copy per device, on every device", "over the local devices"),
+        promise("JAX only: no call into PyTorch", forbidden="torch"),
+    ),
+}

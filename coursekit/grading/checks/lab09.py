@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check, handed
+from ..properties import edge, parameter, promise
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 _ACTIVATIONS = ("ReLU", "Tanh", "Sigmoid", "GELU")
@@ -316,8 +317,10 @@ def checkpointed_program(impl: Any, rng):
                   "x": rng.standard_normal((rows, widths[0])),
                   "r": rng.standard_normal((rows, widths[-1]))}
         grad = trial % 2 == 1
+        planted = {0: " (nothing checkpointed)", 1: " (a remainder)",
+                   2: " (one layer per segment)"}.get(trial, "")
         label = (f"{n_layers} layers ({'-'.join(str(w) for w in widths)}, "
-                 f"{'/'.join(activations)}), segments={segments}, on {device}"
+                 f"{'/'.join(activations)}), segments={segments}{planted}, on {device}"
                  + (", x.requires_grad" if grad else ""))
         yield Case(label, lambda w=widths, a=activations, v=values, r=rows, s=segments,
                    d=device, g=grad: _checkpointed_case(impl, w, a, v, r, s, d, g),
@@ -659,7 +662,9 @@ def predict_program(impl: Any, rng):
     # inference mode lose that property's share, not the whole check.
     boxes: list[dict] = []
     for rows, size, training, device, default in trials:
-        label = (f"{rows} rows, " + ("default batch_size" if default else f"batch_size={size}")
+        fewer = " (less than one batch)" if rows < size else ""
+        label = (f"{rows} rows{fewer}, "
+                 + ("default batch_size" if default else f"batch_size={size}")
                  + f", model in {'train' if training else 'eval'} mode, on {device}: the output")
         box: dict = {}
         boxes.append(box)
@@ -1086,3 +1091,110 @@ def faster_loader_program(impl: Any, rng):
                    f"loader's ({words(setting)})",
                    lambda s=setting, w=workers, k=seed: _batches(impl, values, s, w, k),
                    hint="the workers must not change a batch: " + _LOADER_HINT)
+
+
+PROPERTIES = {
+    "lab09.read_profile": (
+        parameter("prof", "a single-process loader: "),
+        promise("'costliest op': the aten:: row of largest self CPU time",
+                "a single-process loader: "),
+        promise("a row adds up all calls of its name (key_averages, not events)",
+                "a loader with workers: "),
+        promise("'self CPU ms': that row's self time in milliseconds", "a loader with workers: "),
+        promise("'waiting share': wait / (wait + train), from the rows' CPU totals",
+                "a single-process loader: "),
+        edge("the DataLoader row outweighs every operator but is none",
+             "a single-process loader: "),
+        edge("on a GPU: two rows per region, keep the CPU's", "a loader with workers, on a GPU"),
+    ),
+    "lab09.faster_loader": (
+        parameter("loader", "from a loader with batch_size="),
+        parameter("device", "configuration for device 'cuda"),
+        parameter("num_workers", "configuration for device 'cpu', num_workers="),
+        promise("the loader's dataset, batch_size, sampler, drop_last and collate_fn",
+                "in order, drop_last, own collate_fn"),
+        promise("num_workers workers, persistent_workers=True", "configuration for device 'cpu'"),
+        promise("pin_memory only for a CUDA device", "configuration for device 'cuda'"),
+        promise("pin_memory=False on every other device", "configuration for device 'meta'"),
+        promise("the same batches as the single-process loader",
+                "equal the single-process loader's"),
+        edge("a CUDA device with an index", "configuration for device 'cuda:"),
+        edge("the default num_workers=2", "the default num_workers"),
+    ),
+    "lab09.bf16_report": (
+        parameter("a", "trial 0: a ("),
+        parameter("b", "trial 0: a ("),
+        parameter("x", "trial 0: a ("),
+        promise("matmul, sum and softmax, each against float32 without autocast", "trial 0:"),
+        promise("'autocast dtype': str(dtype) of the op under bf16 autocast", "trial 1:"),
+        promise("'autocast error' and 'bf16 error': max|got - ref| / max|ref|", "trial 2:"),
+    ),
+    "lab09.loss_scaler": (
+        promise("the given init_scale, growth_factor, backoff_factor and growth_interval",
+                "trial 1: LossScaler(init_scale="),
+        promise("the defaults 2**16, 2, 0.5, 2000", "defaults: LossScaler().get_scale()"),
+        promise("scale(loss): the loss times the scale",
+                "step 0, finite gradients: scale(loss)"),
+        promise("unscale_ divides every .grad in place, step() then calls optimizer.step()",
+                "finite gradients: scale(loss), gradients and parameters"),
+        promise("any inf among the gradients: the step is skipped",
+                "an inf planted in one gradient: scale(loss)"),
+        promise("a NaN too (torch.isfinite)", "a NaN planted in one gradient: scale(loss)"),
+        promise("after inf/NaN: back off, the good-step count set to 0",
+                "an inf planted in one gradient: get_scale() after update()"),
+        promise("grow after growth_interval good steps in a row",
+                "finite gradients: get_scale() after update()"),
+        promise("unscale_ before step(): no second division in that iteration",
+                "unscale_(), clip_grad_norm_, then step()"),
+        promise("get_scale(): the scale as a Python float", ".get_scale()"),
+        promise("torch.amp is not used", forbidden="torch.amp"),
+        promise("torch.cuda.amp is not used", forbidden="torch.cuda.amp"),
+        edge("a finite gradient that overflows once scaled",
+             "a finite gradient that overflows once scaled"),
+    ),
+    "lab09.saved_bytes": (
+        parameter("model", "MLP "),
+        parameter("x", "x of "),
+        promise("the distinct storages saved for backward, counted once", "float32 on cpu"),
+        promise("the parameters' storages left out", "MLP "),
+        promise("a view counts its whole storage", "gated unit"),
+        edge("the meta device (data_ptr() is 0 there)", "on meta"),
+        edge("float64 inputs", "float64 on cpu"),
+        edge("bfloat16 inputs", "bfloat16 on meta"),
+        edge("a checkpointed body", "checkpointed MLP"),
+        edge("a single linear layer", " (), x of"),
+    ),
+    "lab09.checkpointed": (
+        parameter("layers", "layers ("),
+        parameter("x", "on cpu, x.requires_grad"),
+        parameter("segments", "segments="),
+        promise("pieces of len(layers) // segments layers, all but the last under checkpoint",
+                "(a remainder)"),
+        promise("the output, gradients, saved bytes and forward calls as checkpoint_sequential",
+                "segments="),
+        promise("checkpoint_sequential is not used",
+                forbidden="torch.utils.checkpoint.checkpoint_sequential"),
+        edge("segments=1: nothing checkpointed", "(nothing checkpointed)"),
+        edge("a number of segments that leaves a remainder", "(a remainder)"),
+        edge("one layer per segment", "(one layer per segment)"),
+        edge("the meta device", "on meta"),
+    ),
+    "lab09.predict": (
+        parameter("model", "model in train mode, on cpu: the output"),
+        parameter("x", "rows, batch_size="),
+        parameter("batch_size", ", batch_size="),
+        promise("eval mode: dropout off, batch norm on its running statistics",
+                "model in train mode, on cpu: the output"),
+        promise("batches x[i:i + batch_size] in order, joined with torch.cat",
+                "the rows of each model call"),
+        promise("inside inference_mode: an inference tensor", "the output is an inference tensor"),
+        promise("nothing recorded for backward", "nothing recorded for backward"),
+        promise("the model's mode restored", "the model's mode is restored"),
+        promise("batch_size=256 by default", "default batch_size"),
+        edge("a forward pass that raises: the mode still restored",
+             "a forward pass raises (the second of 3"),
+        edge("fewer rows than one batch", "(less than one batch)"),
+        edge("a model already in eval mode", "model in eval mode"),
+        edge("the meta device", "on meta: the output"),
+    ),
+}

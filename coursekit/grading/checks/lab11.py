@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..program import Case, EarlierStepFailed, check
+from ..properties import edge, promise
+from ..properties import parameter as param  # lab11 names its loop variables parameter
 from ..warm import torch_meta as warm_up  # noqa: F401 — its checks use the meta device
 
 
@@ -428,7 +430,8 @@ def freeze_program(impl: Any, rng):
         frozen_before = [str(n) for n in rng.choice(names, size=len(names) // 2, replace=False)]
         for name, parameter in model.named_parameters():
             parameter.requires_grad_(name not in frozen_before)
-        yield Case(f"trainable={trainable} ({len(names)} parameters, half of them frozen "
+        probe = " (a linear probe: the head only)" if trial == 0 else ""
+        yield Case(f"trainable={trainable}{probe} ({len(names)} parameters, half of them frozen "
                    f"before the call)",
                    lambda model=model, trainable=trainable:
                    _freeze_observation(impl, model, trainable), hint=hint)
@@ -529,8 +532,10 @@ def param_groups_program(impl: Any, rng):
         for name, parameter in model.named_parameters():
             parameter.requires_grad_(not frozen(name))
         n_frozen = sum(1 for name, _ in model.named_parameters() if frozen(name))
+        planted = {0: " (a linear probe)", 3: " (nothing frozen)",
+                   4: " (the head's bias frozen)"}.get(trial, "")
         yield Case(f"head={head!r} (next to {sibling!r}), lr={lr:g}, head_lr={head_lr:g}, "
-                   f"{n_frozen} frozen parameters: the step each parameter takes for a "
+                   f"{n_frozen} frozen parameters{planted}: the step each parameter takes for a "
                    f"gradient of ones",
                    lambda model=model, head=head, lr=lr, head_lr=head_lr:
                    _learning_rates(impl, model, head, lr, head_lr),
@@ -621,3 +626,93 @@ def frameworks_program(impl: Any, rng):
                        lambda f=framework, a=(x, y, w1, w2): _framework_observation(impl(f, *a)),
                        hint=_FRAMEWORK_HINTS[framework] + "; return the framework's own arrays "
                             "(no conversion to NumPy)", rtol=1e-4, atol=1e-6)
+
+
+PROPERTIES = {
+    "lab11.ensemble": (
+        param("models", "models, "),
+        param("x", "inputs"),
+        promise("probs: the mean over the models of softmax(model(x)), (N, classes)",
+                "classes, "),
+        promise("labels: the argmax of probs per input", "classes, "),
+        promise("every model in eval mode", "with Dropout, left in training mode"),
+        promise("under torch.no_grad(): probs require no grad", "classes, "),
+        promise("everything on x's device", "inputs on the meta device"),
+        edge("BatchNorm handed over in training mode", "with BatchNorm1d, left in training mode"),
+    ),
+    "lab11.cosine_restarts": (
+        param("epoch", "(whole and fractional)"),
+        param("base_lr", "base_lr="),
+        param("T_0", "T_0="),
+        param("T_mult", "T_mult=2"),
+        param("eta_min", ", eta_min="),
+        promise("the SGDR learning rate, as CosineAnnealingWarmRestarts", "T_mult=1, base_lr="),
+        promise("cycles T_0, T_0*T_mult, T_0*T_mult**2, ...", "T_mult=3"),
+        promise("T_mult=1 and eta_min=0 by default", "defaults (T_mult=1, eta_min=0)"),
+        promise("torch.optim.lr_scheduler is not used", forbidden="torch.optim.lr_scheduler"),
+        edge("fractional epochs", "(whole and fractional)"),
+        edge("an epoch exactly where a cycle ends", "epochs 0 to"),
+    ),
+    "lab11.ema": (
+        promise("self.module holds the model right after EMAModel(model, decay)",
+                "the averaged copy right after EMAModel(model, decay)"),
+        promise("a deep copy: no tensor shared with the model",
+                "the average shares no parameter or buffer"),
+        promise("later training of the model does not change the average",
+                "training the model on without an update leaves the average"),
+        promise("the first update copies the parameters and buffers",
+                "after update_parameters #1"),
+        promise("later updates: avg = decay * avg + (1 - decay) * current, buffers too",
+                "after update_parameters #2"),
+        promise("the averaged model runs with the averaged running statistics",
+                "output of the averaged model in eval mode"),
+        promise("torch.optim.swa_utils is not used", forbidden="torch.optim.swa_utils"),
+        edge("float64", "float64 on cpu"),
+        edge("the meta device: the copy keeps the model's device and dtype", "on meta"),
+    ),
+    "lab11.freeze": (
+        param("model", "parameters, half of them frozen before the call"),
+        param("trainable", "trainable=["),
+        promise("requires_grad=True inside the named submodules", "trainable=['block2', 'fc']"),
+        promise("False everywhere else, also for parameters frozen before",
+                "half of them frozen before the call"),
+        edge("'features.10' is not inside 'features.1'", "trainable=['features.1', "),
+        edge("a sibling named like the head (fc_norm is not inside fc)", "(a linear probe: the head only)"),
+        edge("an empty list freezes everything", "trainable=[] ("),
+        edge("the meta device", "DigitsCNN on the meta device"),
+    ),
+    "lab11.batchnorm_eval": (
+        param("model", "modules, all training"),
+        promise("every BatchNorm, of any dimension and depth, in eval mode",
+                "DigitsCNN in training mode"),
+        promise("every other module's mode left as it is", "modules, all training"),
+        promise("returns the model", "trial 1: "),
+        edge("modules already in eval mode stay so", "already in eval mode"),
+    ),
+    "lab11.param_groups": (
+        param("model", "frozen parameters: the step each parameter takes"),
+        param("head", "head="),
+        param("lr", ", lr="),
+        param("head_lr", "head_lr="),
+        promise("the head's parameters at head_lr, the others at lr",
+                "the step each parameter takes for a gradient of ones"),
+        promise("no frozen parameter in any group", "frozen parameters (a linear probe)"),
+        promise("every group names its lr", "DigitsCNN with block1 frozen"),
+        promise("no parameter in two groups", "head="),
+        edge("a sibling whose name starts with the head's", "(next to '"),
+        edge("a frozen parameter inside the head", "(the head's bias frozen)"),
+        edge("nothing frozen", "(nothing frozen)"),
+    ),
+    "lab11.frameworks": (
+        param("framework", "coursekit, trial 1"),
+        param("x", "trial 1 (N="),
+        param("y", "trial 1 (N="),
+        param("w1", "D_in="),
+        param("w2", "D_out="),
+        promise("coursekit's backward gives the loss and gradients", "coursekit, trial"),
+        promise("PyTorch's backward", "torch, trial"),
+        promise("TensorFlow's GradientTape", "tensorflow, trial"),
+        promise("jax.grad or jax.value_and_grad", "jax, trial"),
+        promise("the framework's own arrays, not NumPy", "jax, trial 2"),
+    ),
+}
