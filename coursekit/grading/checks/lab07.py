@@ -618,12 +618,12 @@ def _reference_tf_torch_grads():
 
 
 def _tf_torch_problem(rng):
-    """Sizes with D_in != H != D_out (a forgotten transpose cannot go unnoticed), float64 data
-    and weights, and pre-activations neither all on nor all off, none within float32 rounding
-    of the ReLU's kink."""
+    """Sizes D_in, H and D_out all different, as the text says (a forgotten transpose cannot go
+    unnoticed), float64 data and weights, and pre-activations neither all on nor all off, none
+    within float32 rounding of the ReLU's kink."""
     d_in = int(rng.integers(2, 6))
     h = int(rng.choice([v for v in range(3, 8) if v != d_in]))
-    d_out = int(rng.choice([v for v in range(2, 5) if v != h]))
+    d_out = int(rng.choice([v for v in range(2, 5) if v not in (h, d_in)]))
     n = int(rng.integers(4, 9))
     x = rng.standard_normal((n, d_in))
     y = rng.standard_normal((n, d_out))
