@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # Collect in the formgrader makes the gradebook), which must be this environment's.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-under-load lab grade-ui bench release-check mutants gpu-check gpu-wheels clean
+.PHONY: demo test test-under-load lab grade-ui bench release-check mutants sweep-secrets gpu-check gpu-wheels clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,13 @@ test-under-load: $(STAMP)
 mutants: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
 	  $(BIN)/python -m autograder.mechanical $(LABS)
+
+# Every solution scored under SECRETS students' hidden seeds (default 10): a check that fails a
+# right answer on rare seeds shows here, not in a student's grade. Minutes per lab.
+SECRETS ?= 10
+sweep-secrets: $(STAMP)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
+	  $(BIN)/python tests/labs/sweep_secrets.py --secrets $(SECRETS) $(LABS)
 
 # Students work on copies: released labs not fetched yet are copied into work/ (git ignores
 # it; a new release never writes over an edited file), and JupyterLab opens there.
