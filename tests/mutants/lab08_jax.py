@@ -137,6 +137,21 @@ def dropout_masks(key, steps, shape, keep_prob):
 '''),
     ],
     "predict_jit": [
+        ("SCALE starts at 0 when scale is not given",
+         _PREDICT.replace("scale=1.0", "scale=0.0").format(body='''    frozen, out = {}, []
+    for event in events:
+        if event[0] == "scale":
+            scale = event[1]
+        elif event[0] == "clear":
+            frozen.clear()
+        else:
+            key = (event[1], event[2])
+            if key not in frozen:
+                frozen[key] = scale
+                out.append((True, float(sum(range(event[1])) * scale)))
+            else:
+                out.append((False, float(sum(range(event[1])) * frozen[key])))
+    return out''')),
         ("the cache is keyed on the shape only, not the dtype", _PREDICT.format(body='''    frozen, out = {}, []
     for event in events:
         if event[0] == "scale":
@@ -209,6 +224,18 @@ def dropout_masks(key, steps, shape, keep_prob):
     return out''')),
     ],
     "time_jit": [
+        ("the first call's time is the clock's bare reading, as if the clock started at 0",
+         _TIME_JIT.format(body='''    compiled = jit(f)
+    start = clock()
+    compiled(x).block_until_ready()
+    first = clock()
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        compiled(x).block_until_ready()
+        times.append(clock() - start)
+    steady = statistics.median(times)
+    return {"first_call_s": first, "steady_s": steady, "compile_s": first - steady}''')),
         ("applies jit again before every call instead of once", _TIME_JIT.format(body='''    start = clock()
     jit(f)(x).block_until_ready()
     first = clock() - start

@@ -177,6 +177,10 @@ MUTANTS = {
          _bf16(_RELATIVE, reference="op(a.bfloat16(), b.bfloat16(), x.bfloat16()).float()")),
     ],
     "loss_scaler": [
+        ("the default growth_interval is 1000, not GradScaler's 2000", _scaler(
+            "growth_interval=2000):", "growth_interval=1000):")),
+        ("the default growth_factor is 1.5, not GradScaler's 2.0", _scaler(
+            "growth_factor=2.0,", "growth_factor=1.5,")),
         ("keeps counting good steps across an overflow (no reset)", _scaler(
             '''            self._scale *= self.backoff_factor
             self._good_steps = 0''', '''            self._scale *= self.backoff_factor''')),

@@ -382,18 +382,26 @@ def predict_jit_program(impl: Any, rng):
             "the value SCALE has at that moment; a call that hits the cache prints nothing and "
             "uses the SCALE of its own trace, however SCALE changed since")
     scale = float(_SCALES[int(rng.integers(0, len(_SCALES)))])
-    sequences = [(_PLANTED, 1.0, 2.0)]
+    # The planted sequence leaves scale at its default (SCALE = 1.0 at first), as the text's
+    # example does; the random ones pass it.
+    sequences = [(_PLANTED, None, 2.0)]
     sequences += [(_random_events(rng, int(rng.integers(8, 13))), scale, 1.0) for _ in range(3)]
     for number, (events, start, weight) in enumerate(sequences):
-        yield Case(f"sequence {number} (SCALE={start:g} at first): {_describe_events(events)}",
+        at_first = "SCALE=1 at first: scale left at its default" if start is None else \
+            f"SCALE={start:g} at first"
+        yield Case(f"sequence {number} ({at_first}): {_describe_events(events)}",
                    lambda events=events, start=start: [
-                       (bool(traced), float(value)) for traced, value in impl(events, start)],
+                       (bool(traced), float(value)) for traced, value in
+                       (impl(events) if start is None else impl(events, start))],
                    hint=hint, weight=weight)
 
 
 # ---------------------------------------------------------------------------------------------
 # lab08.time_jit
 # ---------------------------------------------------------------------------------------------
+
+
+CLOCK_ORIGIN_S = 100.0   # where the pretend clock starts
 
 
 @handed  # the check's program hands it to the student's code
@@ -410,7 +418,10 @@ class _FakeAccelerator:
                  synchronous: bool = False):
         self.compile_s, self.durations, self.dispatch_s = compile_s, list(durations), dispatch_s
         self.synchronous = synchronous   # a call returns only once its work is done
-        self.now = self.busy_until = 0.0
+        # Like time.perf_counter, the clock counts from an arbitrary origin, not from 0: a time
+        # must be the difference of two readings (`clock() + start`, or a first call's bare
+        # `clock()`, read as the right time on a clock that starts at 0).
+        self.now = self.busy_until = CLOCK_ORIGIN_S
         self.calls = 0
         self.jits = 0   # how often jit itself was applied
         self.compiled: set[int] = set()
@@ -619,6 +630,7 @@ PROPERTIES = {
     "lab08.predict_jit": (
         parameter("events", "sequence 0"),
         parameter("scale", "sequence 1 (SCALE="),
+        promise("scale defaults to 1.0", "scale left at its default"),
         promise("one (printed, result) pair per call, in order", "sequence 0"),
         promise("a call traces once per (shape, dtype) not yet in the cache", "sequence 0"),
         promise("a cached call returns with the SCALE its own trace read", "SCALE=2, f(3"),

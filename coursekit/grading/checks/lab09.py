@@ -500,6 +500,38 @@ def loss_scaler_program(impl: Any, rng):
     plan = ["ok", "inf", "ok"]
     grads = [_gradients(rng, shapes, kind) for kind in plan]
     yield from _scaler_steps(impl, {}, params0, plan, grads, 0.05, 1.0, "defaults")
+    # The default growth: growth_factor=2.0 after growth_interval=2000 good steps, which the
+    # few steps above never reach (it draws nothing: the cases above keep their inputs).
+    yield Case(f"defaults: get_scale() after {_DEFAULT_INTERVAL - 1} and after "
+               f"{_DEFAULT_INTERVAL} good steps in a row",
+               lambda: _default_growth(impl), weight=0.5,
+               names=(f"after {_DEFAULT_INTERVAL - 1}", f"after {_DEFAULT_INTERVAL}"),
+               hint="the defaults are torch.amp.GradScaler's: growth_factor=2.0 and "
+                    "growth_interval=2000, so the scale doubles on the 2000th good step in a "
+                    "row, not before")
+
+
+_DEFAULT_INTERVAL = 2000   # torch.amp.GradScaler's growth_interval
+
+
+def _default_growth(impl) -> tuple[float, float]:
+    """The scale of a ``LossScaler()`` after 1999 and after 2000 good steps in a row."""
+    import torch
+
+    scaler = impl()
+    weight = torch.zeros(1, requires_grad=True)
+    optimizer = _PlainSGD([weight], lr=0.0)   # lr 0: only the scale moves
+    one = torch.ones(1)
+    scales = []
+    for step in range(1, _DEFAULT_INTERVAL + 1):
+        # what backward of scale(weight.sum()) leaves in weight.grad, without 2000 backward
+        # passes (3 s here)
+        weight.grad = scaler.scale(one).detach().clone()
+        scaler.step(optimizer)
+        scaler.update()
+        if step >= _DEFAULT_INTERVAL - 1:
+            scales.append(float(scaler.get_scale()))
+    return tuple(scales)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1133,6 +1165,8 @@ PROPERTIES = {
         promise("the given init_scale, growth_factor, backoff_factor and growth_interval",
                 "trial 1: LossScaler(init_scale="),
         promise("the defaults 2**16, 2, 0.5, 2000", "defaults: LossScaler().get_scale()"),
+        promise("by default the scale doubles on the 2000th good step in a row, not before",
+                "defaults: get_scale() after 1999 and after 2000 good steps in a row"),
         promise("scale(loss): the loss times the scale",
                 "step 0, finite gradients: scale(loss)"),
         promise("unscale_ divides every .grad in place, step() then calls optimizer.step()",
