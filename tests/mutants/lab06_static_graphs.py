@@ -139,6 +139,9 @@ MUTANTS = {
         ("forgets the - 1 of the shrinking branch", '''def grow_or_shrink_traceable(x):
     return torch.where(x.sum() > 0, x * 2.0, x / 2.0)
 '''),
+        (">= 0: a sum of exactly 0 grows", '''def grow_or_shrink_traceable(x):
+    return torch.where(x.sum() >= 0, x * 2.0, x / 2.0 - 1.0)
+'''),
     ],
     "w2_model": [
         ("traces instead of scripting: one branch frozen", '''def w2_model(x, y, w1, w2a, w2b, prev_loss):
@@ -153,6 +156,12 @@ w2_model = torch.jit.trace(w2_model, (torch.randn(4, 3), torch.randn(4, 2), torc
         ("prev_loss without annotation: a Python float is refused", '''@torch.jit.script
 def w2_model(x, y, w1, w2a, w2b, prev_loss):
     w2 = w2a if prev_loss < 5.0 else w2b
+    y_pred = x.mm(w1).clamp(min=0).mm(w2)
+    return (y_pred - y).pow(2).sum()
+'''),
+        ("a threshold of 4 instead of 5", '''@torch.jit.script
+def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
+    w2 = w2a if prev_loss < 4.0 else w2b
     y_pred = x.mm(w1).clamp(min=0).mm(w2)
     return (y_pred - y).pow(2).sum()
 '''),

@@ -115,6 +115,15 @@ def _with_sum_sign(rng, shape: tuple[int, ...], sign: int) -> np.ndarray:
     return values - values.mean() + sign * rng.uniform(0.2, 1.0)
 
 
+def _with_exact_sum(rng, shape: tuple[int, ...], total: float) -> np.ndarray:
+    """A float64 array of ``shape`` whose sum is exactly ``total`` (a multiple of 0.5): small
+    integers, and a last element that makes up the rest, all exact in binary."""
+    values = rng.integers(-4, 5, size=shape).astype(np.float64)
+    flat = values.reshape(-1)
+    flat[-1] = total - flat[:-1].sum()
+    return values
+
+
 def _kind(value: Any) -> str:
     """The kind of object an answer returned, in words the student can read."""
     import torch
@@ -269,9 +278,14 @@ def grow_or_shrink_program(impl: Any, rng):
                             "with torch.where(x.sum() > 0, ..., ...), so the choice is an "
                             "operation the trace records")
     x = _with_sum_sign(rng, (int(rng.integers(2, 6)), 3), -1)
-    yield Case(f"called eagerly on a negative sum ({x.shape})", lambda: impl(_tensor(x)),
-               hint="keep the function's values: x * 2 when the sum is positive, "
-                    "x / 2 - 1 otherwise")
+    # Sums at and near the branch's edge (drawn last: the cases above keep their inputs): a
+    # test of >= 0, > 1 or > -1 agrees with > 0 on every sum far from zero.
+    edges = [_with_exact_sum(rng, (2, 3), total) for total in (0.0, 0.5, -0.5)]
+    yield Case(f"called eagerly on a negative sum ({x.shape}), and on sums of exactly 0, 0.5 "
+               f"and -0.5", lambda: tuple(impl(_tensor(v)) for v in [x, *edges]),
+               names=("negative sum", "sum 0", "sum 0.5", "sum -0.5"),
+               hint="keep the function's values: x * 2 when x.sum() > 0 (strictly: a sum of "
+                    "exactly 0 takes the other branch), x / 2 - 1 otherwise")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,7 +342,8 @@ def w2_model_program(impl: Any, rng):
     n, d_in, h, d_out = (int(v) for v in rng.integers(2, 7, size=4))
     x, y = rng.standard_normal((n, d_in)), rng.standard_normal((n, d_out))
     w1, w2a, w2b = (rng.standard_normal(s) for s in ((d_in, h), (h, d_out), (h, d_out)))
-    for prev_loss in (float(rng.uniform(0, 4.9)), 5.0, float(rng.uniform(5.1, 50))):
+    # Just below 5.0, just at it, and above: a threshold of 4.0 (or any below 5.0) shows.
+    for prev_loss in (float(rng.uniform(4.0, 4.9)), 5.0, float(rng.uniform(5.1, 50))):
         branch = "w2a" if prev_loss < 5.0 else "w2b"
         yield Case(f"prev_loss={prev_loss:.3g} (uses {branch}): loss and gradients",
                    lambda p=prev_loss: _loss_and_grads(impl, x, y, w1, w2a, w2b, p),
@@ -938,6 +953,9 @@ PROPERTIES = {
         promise("no Python if on a tensor: a trace follows both signs",
                 "traced on a positive sum, called on input"),
         edge("traced on a negative sum", "torch.jit.trace on an example with a negative sum"),
+        edge("a sum of exactly 0 takes x / 2 - 1 (the test is strict)",
+             "and on sums of exactly 0, 0.5 and -0.5: sum 0"),
+        edge("sums just above and below 0", "and on sums of exactly 0, 0.5 and -0.5: sum 0.5"),
     ),
     "lab06.w2_model": (
         parameter("x", "(uses w2a): loss and gradients: loss"),
@@ -948,7 +966,7 @@ PROPERTIES = {
         parameter("prev_loss", "it takes prev_loss as a Python float"),
         promise("compiled with torch.jit.script", "w2_model is compiled to TorchScript"),
         promise("the branch kept in the graph", "its graph holds both branches"),
-        promise("w2 is w2a when prev_loss < 5.0", "(uses w2a)"),
+        promise("w2 is w2a when prev_loss < 5.0, just below it too", "(uses w2a)"),
         edge("prev_loss exactly 5.0 uses w2b", "prev_loss=5 (uses w2b)"),
     ),
     "lab06.export_for_inference": (
