@@ -82,6 +82,15 @@ def test_cases_that_share_a_label_are_each_judged_against_their_own_reference():
     assert [c.passed for c in wrong.cases] == [True, False]
 
 
+def test_a_payload_cannot_answer_a_repeated_label_with_one_value():
+    """Attack: a kernel that reports the plain label twice (or once, with the value of the
+    case it passes) gets the repeat "not observed", never both cases for one value."""
+    twice = [("negate one number", observed(-1.0)), ("negate one number", observed(-2.0))]
+    result = judge("toy.same_label_twice", 0, twice, hidden=True)
+    assert not result.passed
+    assert [c.message.startswith("not observed") for c in result.cases] == [False, True]
+
+
 def test_missing_observations_are_failures_with_a_reason():
     result = judge("toy.square", 1, [], hidden=True)
     assert result.fraction == 0 and all("not observed" in c.message for c in result.cases)
