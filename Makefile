@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # Collect in the formgrader makes the gradebook), which must be this environment's.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-under-load lab grade-ui bench release-check mutants sweep-secrets gpu-check gpu-wheels clean
+.PHONY: demo test test-all test-under-load lab grade-ui bench release-check mutants sweep-secrets gpu-check gpu-wheels clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,10 +30,17 @@ demo: $(STAMP)
 # TESTS=path... runs only those (all of tests/ and solutions/ by default).
 # A test worker that dies (a C library's abort) ends the run at once, said as a failure:
 # with a replacement worker, xdist's file-by-file scheduler was seen to wait forever.
+# `make test` leaves out the nightly tier (pyproject.toml's `nightly` marker: what it proves
+# once, proved again for every lab through another route); `make test-all`, which CI runs,
+# is both tiers in one run.
+PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
+  $(BIN)/python -m pytest -n 2 --dist loadfile --max-worker-restart 0 --timeout 900 \
+  --durations=25
 test: $(STAMP)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
-	  $(BIN)/python -m pytest -n 2 --dist loadfile --max-worker-restart 0 --timeout 900 \
-	  --durations=25 $(TESTS)
+	$(PYTEST) -m "not benchmark and not nightly" $(TESTS)
+
+test-all: $(STAMP)
+	$(PYTEST) -m "not benchmark" $(TESTS)
 
 # `make test` on a busy machine, as beside other gradings and a browser: two busy processes
 # per core run beside it. Each stops as soon as this recipe's shell is gone, however it ended

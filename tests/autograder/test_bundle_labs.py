@@ -8,6 +8,9 @@ bundle's ``coursekit validate`` runs each handed-out lab's solution: every visib
 pass, though the reference code is stubbed and the visible checks answer from recordings.
 A lab that builds on an earlier lab's answer is held back until that lab is revealed, and then
 passes too.
+
+Nightly tier: ``make test`` builds and installs the bundle and runs its visible checks once
+(tests/autograder/test_bundle.py); here every lab runs in it.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from machine_load import scaled
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
 HELD_BACK = {lab.id for lab in COURSE.labs if lab.builds_on}
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.nightly]
 
 
 def _third_party(folder: Path) -> Path:

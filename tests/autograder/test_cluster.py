@@ -204,6 +204,8 @@ def _stored(course) -> int:
         return 0
 
 
+# Nightly tier: the LocalCluster test above proves the same rule with separate worker processes.
+@pytest.mark.nightly
 def test_this_repositorys_demo_class_grades_on_real_dask_processes_as_locally(repo_demo,  # noqa: F811 — the imported fixture
                                                                              tmp_path):
     """The README's course, on a cluster as the README starts one: each student's score

@@ -1,5 +1,9 @@
 """Every lab of the course manifest, through the real grader: the instructor's solutions get
-full marks, the untouched release gets zero, in sandboxed kernels with hidden seeds."""
+full marks, the untouched release gets zero, in sandboxed kernels with hidden seeds.
+
+Nightly tier: ``make test`` proves both for every lab in process (tests/mutants: the solution
+and the stub of every answer, under hidden seeds), runs every solution and release top to
+bottom (nbval, tests/notebooks), and grades the demo class and lab10 in the sandbox."""
 from __future__ import annotations
 
 import shutil
@@ -14,6 +18,7 @@ from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.nightly
 LABS = [lab.id for lab in manifest.load_course(REPO).labs]
 
 

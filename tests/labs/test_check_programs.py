@@ -43,6 +43,9 @@ ANSWERS = [(lab, cell.grade_id) for lab in LABS for cell in harness(lab, SECRETS
 ALTERNATIVES = _variants("ALTERNATIVES")
 
 
+# Nightly tier: `make test` scores every solution under the mutant suite's secret
+# (tests/mutants), and runs each solution notebook on a fresh hidden seed (nbval).
+@pytest.mark.nightly
 @pytest.mark.parametrize("secret", SECRETS)
 @pytest.mark.parametrize("lab_id, answer", ANSWERS, ids=[f"{a[0]}-{a[1]}" for a in ANSWERS])
 def test_solution_gets_full_marks_under_every_secret(lab_id, answer, secret):
