@@ -2,7 +2,11 @@
 someone who had not read tests/mutants/ or the checks. Prints, per lab, how many wrong answers
 lose points under every secret and how many right answers keep full marks.
 
-    .venv/bin/python tests/blind/score_blind.py [lab_id ...]
+Each round is written by someone new, after the checks were fixed for the rounds before it:
+round 1 in ``tests/blind/<lab>.py``, round 2 in ``tests/blind/round2/<lab>.py``. A round's
+first score is the figure for answers the checks had never seen.
+
+    .venv/bin/python tests/blind/score_blind.py [--round round2] [lab_id ...]
 """
 from __future__ import annotations
 
@@ -24,25 +28,29 @@ from autograder.mutants import MUTANT_SECRET, Harness  # noqa: E402
 from coursekit import course as manifest  # noqa: E402
 
 SECRETS = (MUTANT_SECRET, "blind-corpus-second-student")
+ROUNDS = {"round1": Path(__file__).parent, "round2": Path(__file__).parent / "round2"}
 
 
-def corpus(lab_id: str) -> dict:
-    path = Path(__file__).parent / f"{lab_id}.py"
+def corpus(lab_id: str, round_name: str = "round1") -> dict:
+    path = ROUNDS[round_name] / f"{lab_id}.py"
     if not path.exists():
         return {}
-    spec = importlib.util.spec_from_file_location(f"_blind_{lab_id}", path)
+    spec = importlib.util.spec_from_file_location(f"_blind_{round_name}_{lab_id}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return {"WRONG": module.WRONG, "RIGHT": module.RIGHT,
             "SURVIVORS": getattr(module, "SURVIVORS", {})}
 
 
-def main(labs: list[str]) -> int:
+def main(argv: list[str]) -> int:
+    round_name = "round1"
+    if argv[:1] == ["--round"]:
+        round_name, argv = argv[1], argv[2:]
     course = manifest.load_course(REPO)
-    labs = labs or [lab.id for lab in course.labs if corpus(lab.id)]
+    labs = argv or [lab.id for lab in course.labs if corpus(lab.id, round_name)]
     results = {}
     for lab_id in labs:
-        answers = corpus(lab_id)
+        answers = corpus(lab_id, round_name)
         harnesses = [Harness(course, course.lab(lab_id), secret) for secret in SECRETS]
         rows = []
         for kind in ("WRONG", "RIGHT"):
@@ -65,7 +73,7 @@ def main(labs: list[str]) -> int:
         print(f"== {lab_id}: wrong caught {sum(r['ok'] for r in wrong)}/{len(wrong)}, "
               f"right kept {sum(r['ok'] for r in right)}/{len(right)}", flush=True)
         results[lab_id] = rows
-    out = REPO / "build" / "blind_scores.json"
+    out = REPO / "build" / f"blind_scores_{round_name}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=1))
     return 0
