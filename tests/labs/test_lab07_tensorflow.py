@@ -143,3 +143,22 @@ def test_the_setup_cell_keeps_tensorflows_start_up_notices_out_and_warnings_on()
     assert lines == [line for line in lines if "UserWarning: a real warning" in line], \
         result.stderr
     assert lines, "the real warning must still reach stderr"
+
+
+def test_saving_a_model_in_the_lab_kernel_prints_no_tensorflow_info_lines(tmp_path):
+    """In a Jupyter kernel TensorFlow's Python logger writes INFO lines ("INFO:tensorflow:Assets
+    written to: ...", on stdout and stderr, when the lab saves a SavedModel): the setup cell
+    keeps them out."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    save = ("module = tf.Module()\nmodule.v = tf.Variable(1.0)\n"
+            f"tf.saved_model.save(module, {str(tmp_path / 'saved')!r})\nprint('saved')")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_setup_source()),
+                                         nbformat.v4.new_code_cell(save)])
+    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+    NotebookClient(nb, timeout=scaled(300), kernel_name="python3", resources={
+        "metadata": {"path": str(tmp_path)}}, env=env).execute()
+    printed = "".join(out.get("text", "") for cell in nb.cells for out in cell.outputs)
+    assert "saved" in printed
+    assert "INFO:tensorflow" not in printed and "Assets written" not in printed, printed
