@@ -181,6 +181,8 @@ MUTANTS = {
                "return other.data.T @ grad.T, grad.T @ self.data")),
         ("relu backward forgets the mask",
          _edit(_NODE_CELL, "return (grad * (self.data > 0),)", "return (grad,)")),
+        ("relu backward passes the gradient at exactly 0 (x >= 0, as clamp(min=0) does)",
+         _edit(_NODE_CELL, "return (grad * (self.data > 0),)", "return (grad * (self.data >= 0),)")),
         ("sum backward returns the upstream scalar instead of spreading it to the input's shape",
          _edit(_NODE_CELL, "return (np.broadcast_to(grad, self.data.shape).copy(),)",
                "return (grad,)")),

@@ -158,6 +158,19 @@ MUTANTS = {
 '''),
     ],
     "softplus": [
+        ("backward from the saved output, sigmoid(x) = 1 - exp(-y): rounds to 0 for x << 0",
+         '''class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * (1 - torch.exp(-y))
+'''),
         ("literal log(1 + exp(x)) forward: inf for large x", '''class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):

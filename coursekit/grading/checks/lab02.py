@@ -184,8 +184,11 @@ def node_ops_program(impl, rng):
                names=("Node(data).requires_grad", "(a * b + a).requires_grad",
                       "(a * c).requires_grad", "gradient for a", "gradient for c"),
                hint="keep Node's default requires_grad=False; " + OP_HINTS["mul"])
-    yield from _op_cases(impl, f"relu of shape {(n, d)}", "relu", lambda a: a.relu(), (x,),
-                         normal(n, d), ("x",))
+    # Exact zeros, planted: the gradient there is 0, as torch.relu's (x > 0, not x >= 0).
+    zeros = x.copy()
+    zeros.flat[:2] = 0.0
+    yield from _op_cases(impl, f"relu of shape {(n, d)} with two exact zeros", "relu",
+                         lambda a: a.relu(), (zeros,), normal(n, d), ("x",))
     yield from _op_cases(impl, f"sum of shape {(n, d)}", "sum", lambda a: a.sum(), (x,),
                          np.asarray(rng.standard_normal()), ("x",))
 
@@ -728,6 +731,7 @@ PROPERTIES = {
         promise("* gives each input the gradient times the other factor", "mul: ("),
         promise("@ : grad @ b.T and a.T @ grad", "matmul: ("),
         promise("relu passes the gradient where the input was positive", "relu of shape"),
+        edge("an input of exactly 0: gradient 0, as torch.relu", "with two exact zeros"),
         promise("sum spreads the scalar gradient to the input's shape", "sum of shape"),
         promise("one gradient per parent, in the order of parents", ": gradient for b"),
         promise("Node(data) defaults to a constant, and results of constants are constants",

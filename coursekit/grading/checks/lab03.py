@@ -334,6 +334,9 @@ SOFTPLUS_HINTS = {
                "rewrite it as max(x, 0) + log1p(exp(-|x|))",
     "tiny": "log(1 + t) loses the digits of a tiny t (for x << 0, t = exp(-|x|)); "
             "torch.log1p(t) keeps them: write torch.log1p(torch.exp(-x.abs()))",
+    "grad_tiny": "for x << 0 the gradient sigmoid(x) is tiny (sigmoid(-700) is about 1e-304): "
+                 "compute it as e / (1 + e) with e = exp(-|x|), not from the output as "
+                 "1 - exp(-y), which rounds to 0 there",
     "grad_extreme": "the gradient sigmoid(x) must stay finite for every x and equal 0.5 at x = 0; "
                     "differentiating the stable formula piece by piece gets x = 0 wrong",
 }
@@ -355,6 +358,11 @@ def softplus_program(impl, rng):
     tiny = np.array([-20.0, -30.0, -50.0, -100.0, -700.0])
     yield Case("softplus keeps tiny values for very negative x (relative error below 1e-6, float64)",
                _values(impl, tiny, "float64"), rtol=1e-6, atol=0.0, hint=SOFTPLUS_HINTS["tiny"])
+    # sigmoid(-700) is 1e-304: an absolute tolerance would take 0 for it, and so would a gradient
+    # written 1 - exp(-y) from the saved output, which cancels to 0 there.
+    yield Case("gradient keeps tiny values for very negative x (relative error below 1e-6, "
+               "float64)", _grad(impl, tiny, np.ones_like(tiny), "float64"), rtol=1e-6, atol=0.0,
+               hint=SOFTPLUS_HINTS["grad_tiny"])
 
 
 # ---------------------------------------------------------------- lab03.ck_sigmoid (coursekit API)
@@ -729,6 +737,8 @@ PROPERTIES = {
         promise("no inf for any finite input", "softplus values at x = ±30 … ±1000 and 0"),
         promise("log1p: no precision lost for very negative x",
                 "softplus keeps tiny values for very negative x"),
+        promise("the gradient keeps relative accuracy 1e-6 for very negative x",
+                "gradient keeps tiny values for very negative x"),
         *_ONE_NODE_AND_META,
         promise("no torch.nn.functional.softplus", forbidden=".softplus"),
         promise("no torch.logaddexp", forbidden="torch.logaddexp"),
