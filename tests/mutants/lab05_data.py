@@ -91,6 +91,17 @@ _SHARDED_ITER = '''
 
 MUTANTS = {
     "batch_sampler": [
+        ("one list object for every batch: filled, yielded, then cleared", _BATCH_SAMPLER_HEAD + '''
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch.clear()
+        if batch and not self.drop_last:
+            yield batch
+''' + _BATCH_SAMPLER_LEN),
         ("reads the sampler once, in __init__: every pass repeats the first pass's order",
          _BATCH_SAMPLER_HEAD.replace("self.sampler = sampler", "self.sampler = list(sampler)")
          + _BATCH_SAMPLER_ITER + _BATCH_SAMPLER_LEN),

@@ -186,6 +186,21 @@ MUTANTS = {
 '''),
     ],
     "two_stage": [
+        ("rank 1 returns the loss tensor, detached, not loss.item()", _TWO_STAGE_DOC + '''    if dist.get_rank() == 0:
+        activation = stage(batch)
+        dist.send(activation.detach(), dst=1)
+        gradient = torch.empty_like(activation)
+        dist.recv(gradient, src=1)
+        activation.backward(gradient)
+        return None
+    received = torch.empty(hidden_shape, dtype=next(stage.parameters()).dtype)
+    dist.recv(received, src=0)
+    received.requires_grad_()
+    loss = loss_fn(stage(received), batch)
+    loss.backward()
+    dist.send(received.grad, dst=0)
+    return loss.detach()
+'''),
         ("rank 0 returns its activation, not None", _TWO_STAGE_DOC + '''    if dist.get_rank() == 0:
         activation = stage(batch)
         dist.send(activation.detach(), dst=1)

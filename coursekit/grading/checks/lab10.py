@@ -375,6 +375,9 @@ def two_stage_program(impl: Any, rng):
     yield Case("rank 0 returns None", lambda: [r["returned"] for r in box.get()[0]], weight=0.5,
                hint="rank 0 computes no loss: it returns None, and only rank 1 returns "
                     "loss.item()")
+    yield Case("rank 1 returns the loss as a Python float",
+               lambda: [type(r["returned"]).__name__ for r in box.get()[1]], weight=0.5,
+               hint="return loss.item(), a Python float, not the loss tensor (detached or not)")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
                  f"activation {trial['hidden_shape']})")
@@ -542,7 +545,8 @@ PROPERTIES = {
                 "gradients of the first stage, on rank 0"),
         promise("rank 1's stage runs on the received activation",
                 "gradients of the second stage, on rank 1"),
-        promise("rank 1 returns the loss as a float", "the loss rank 1 returns"),
+        promise("rank 1 returns the loss's value", "the loss rank 1 returns"),
+        promise("rank 1 returns a Python float", "rank 1 returns the loss as a Python float"),
         promise("rank 0 returns None", "rank 0 returns None"),
         promise("rank 1 sends the activation's gradient back", "rank 1 sends a tensor back"),
         promise("torch.distributed.rpc is not used", forbidden="torch.distributed.rpc"),
