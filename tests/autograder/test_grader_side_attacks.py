@@ -36,6 +36,7 @@ from autograder.pipeline.autograde import (NOT_ON_ROSTER, Grader, Overrides, aut
 from autograder.pipeline.collect import collect
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from conftest import make_fixture_course
+from machine_load import scaled
 from grader_processes import SEND_1_GB, grade_in_a_process, hand_in as _hand_in
 
 pytestmark = pytest.mark.slow
@@ -349,6 +350,10 @@ def test_a_folder_of_many_files_never_stalls_a_neighbours_kernel(fixture_course,
     assert by_student["ada"].score == pytest.approx(demo.max_score), by_student["ada"].reasons
     assert by_student["fay_files"].score == pytest.approx(demo.max_score)
     assert any("were deleted after grading" in r for r in by_student["fay_files"].reasons)
-    # Walking and deleting 200,000 files took the loop ~11 s before; off the loop, a busy
-    # machine may delay a wake-up, never by seconds.
-    assert worst < 5.0, f"the event loop that drives every kernel stalled {worst:.1f} s"
+    # Walking and deleting 200,000 files took the loop ~11 s before; off the loop, the loop's
+    # own work between two wake-ups stays under 5 s of an idle machine. A busy machine
+    # stretches that work by its slowdown, and the walk's 11 s by as much (5.6 s was seen
+    # beside other gradings): the bound scales, the defect stays above it.
+    bound = scaled(5.0)
+    assert worst < bound, (f"the event loop that drives every kernel stalled {worst:.1f} s "
+                           f"(bound {bound} s on this machine now)")
