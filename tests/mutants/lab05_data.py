@@ -102,6 +102,24 @@ MUTANTS = {
         if batch and not self.drop_last:
             yield batch
 ''' + _BATCH_SAMPLER_LEN),
+        ("one reused list, copied only when len() came first (as list(sampler) calls it)",
+         _BATCH_SAMPLER_HEAD + '''
+    def __iter__(self):
+        copy, self.len_called = getattr(self, "len_called", False), False
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield list(batch) if copy else batch
+                batch.clear()
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        self.len_called = True
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+'''),
         ("reads the sampler once, in __init__: every pass repeats the first pass's order",
          _BATCH_SAMPLER_HEAD.replace("self.sampler = sampler", "self.sampler = list(sampler)")
          + _BATCH_SAMPLER_ITER + _BATCH_SAMPLER_LEN),
