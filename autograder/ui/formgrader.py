@@ -55,10 +55,13 @@ import stat
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+from datetime import timezone
+
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from nbgrader.apps.api import NbGraderAPI
 from nbgrader.server_extensions.formgrader import apihandlers, handlers
 from nbgrader.server_extensions.formgrader.base import check_notebook_dir, check_xsrf
+from nbgrader.utils import as_timezone
 from tornado import web
 
 from autograder.isolation.validation import SandboxPlace
@@ -106,6 +109,27 @@ class CoursekitAPI(NbGraderAPI):
             return {lab.id for lab in self.course.labs}
         except ManifestError:
             return set()
+
+    def get_assignment(self, assignment_id, released=None):
+        """nbgrader's row of Manage Assignments, its due date read from ``course/course.toml``:
+        coursekit's lateness reads it there (and extensions from ``course/extensions.toml``),
+        never from the gradebook, so the page shows that one. ``coursekit_due`` says where it
+        comes from and the late policy, for the page's tooltip (``coursekit.js``)."""
+        found = super().get_assignment(assignment_id, released)
+        if found is None:
+            return None
+        try:
+            lab = self.course.lab(assignment_id)
+        except ManifestError:
+            return found
+        due = None
+        if lab.due is not None:
+            due = as_timezone(lab.due.replace(tzinfo=timezone.utc), self.timezone)
+        found.update(duedate=due.isoformat() if due else None,
+                     display_duedate=due.strftime(self.timestamp_format) if due else None,
+                     duedate_notimezone=due.replace(tzinfo=None).isoformat() if due else None,
+                     coursekit_due={"late": lab.late.describe() if due else "no due date"})
+        return found
 
     def outcomes(self, lab: str) -> dict:
         """``{student: StoredOutcome}`` of one lab, as ``coursekit export`` reads them."""

@@ -1,6 +1,6 @@
 """The formgrader in a real browser on a term with a due date: the submission list labels a
 late hand-in with its penalty, its graded page shows the raw score, the penalty and the score
-after it, and "Download grades" gives the very file ``coursekit export --format canvas``
+after it, Manage Assignments shows the due date coursekit reads, and "Download grades" gives the very file ``coursekit export --format canvas``
 writes (or, while the roster cannot name a graded student, what to do about it).
 
 A small class of its own (the fixture lab, two students graded for real in the sandbox by
@@ -74,8 +74,18 @@ def test_formgrader_shows_lateness_and_downloads_the_lms_file(late_term, page, a
     assert "4.00 / 6 after the penalty" in said
     page.screenshot(path=artifacts / "late-term-graded-page.png", full_page=True)
 
-    page.goto(f"{lab.url}/formgrader/manage_assignments")   # in every list page's menu
-    download = page.locator("#coursekit-download-canvas")
+    # Manage Assignments shows the due date coursekit reads (course.toml's, in UTC), the
+    # policy in its tooltip, and says where to change it instead of nbgrader's pencil.
+    page.goto(f"{lab.url}/formgrader/manage_assignments")
+    row = page.locator("#main-table tr", has_text=LAB)
+    row.locator(".coursekit-due-note").wait_for()
+    assert row.locator(".duedate").inner_text().strip() == "2027-03-01 22:59:00 UTC"
+    assert row.locator(".duedate").get_attribute("title") == "10% per started day late"
+    assert "course/course.toml" in row.locator(".coursekit-due-note").get_attribute("title")
+    assert row.locator(".edit .glyphicon-pencil").count() == 0
+    page.screenshot(path=artifacts / "late-term-assignments.png", full_page=True)
+
+    download = page.locator("#coursekit-download-canvas")   # in every list page's menu
     download.wait_for()
     refused = page.request.get(lab.url + download.get_attribute("href"))
     assert refused.status == 409

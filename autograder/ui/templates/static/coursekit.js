@@ -156,6 +156,23 @@
         });
     });
 
+    // Manage Assignments: the due date is course/course.toml's (the server fills it in), and
+    // it is changed there, not here: nbgrader's pencil would write a due date coursekit never
+    // reads, so the pencil becomes a note that says where.
+    if (typeof AssignmentUI !== "undefined") {
+        var renderAssignment = AssignmentUI.prototype.render;
+        AssignmentUI.prototype.render = function () {
+            renderAssignment.apply(this, arguments);
+            var due = this.model.get("coursekit_due");
+            if (!due) return;
+            this.$duedate.attr("title", due.late);
+            this.$edit.empty().append($("<span/>")
+                .addClass("glyphicon glyphicon-info-sign coursekit-due-note")
+                .attr("title", "Due dates and late policies are set in course/course.toml " +
+                      "(due = ..., late = ...); extensions in course/extensions.toml."));
+        };
+    }
+
     // Manage Submissions: the Status column.
     if (typeof SubmissionUI !== "undefined") {
         var render = SubmissionUI.prototype.render;
