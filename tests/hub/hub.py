@@ -239,14 +239,43 @@ def make_users(tag: str, base: Path, made: list[str]) -> tuple[User, User, list[
 
 def make_users_python(base: Path) -> Path:
     """``base/python``: a virtual environment of the system's Python whose one ``.pth`` file
-    adds the project's environment's packages (editable coursekit included)."""
+    adds the project's environment's packages (editable coursekit included).
+
+    That environment was resolved for the project's interpreter (pyenv's, under /root, which
+    the users cannot enter), a newer patch release than the system's: a package whose
+    ``Requires-Python`` leaves the system's out (soupsieve 4.1.3 needs 3.11.5, and broke the
+    formgrader's graded page on Debian's 3.11.2) gets the newest release that supports it,
+    in the users' own site-packages, ahead of the shared ones. That is what pip would have
+    chosen for that interpreter."""
     folder = base / "python"
     subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(folder)], check=True)
+    own = folder / "lib" / "python3.11" / "site-packages"
+    version = subprocess.run([SYSTEM_PYTHON, "-c", "import platform; print(platform."
+                              "python_version())"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    too_new = packages_too_new_for(version)
+    if too_new:
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                               "--only-binary=:all:", "--python-version", version,
+                               "--target", str(own), *too_new],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, (f"the users' Python {version} needs other releases of "
+                                      f"{', '.join(too_new)}; pip could not get them:\n"
+                                      f"{done.stderr[-2000:]}")
     site = Path(sysconfig.get_paths()["purelib"])
-    (folder / "lib" / "python3.11" / "site-packages" / "course_environment.pth").write_text(
-        f"import site; site.addsitedir({str(site)!r})\n")
+    (own / "course_environment.pth").write_text(f"import site; site.addsitedir({str(site)!r})\n")
     subprocess.run(["chmod", "-R", "a+rX", str(folder)], check=True)
     return folder / "bin"
+
+
+def packages_too_new_for(version: str) -> list[str]:
+    """The distributions of this environment whose ``Requires-Python`` excludes ``version``."""
+    from importlib.metadata import distributions
+
+    from packaging.specifiers import SpecifierSet
+    return sorted({found.metadata["Name"] for found in distributions()
+                   if found.metadata.get("Requires-Python")
+                   and version not in SpecifierSet(found.metadata["Requires-Python"])})
 
 
 def make_course(base: Path, instructor: User, staff_group: str) -> None:

@@ -1,21 +1,25 @@
 """A term on a real JupyterHub on localhost (tests/hub/hub.py): an instructor, a TA and three
 students, each a Unix user with a server of their own, one exchange.
 
-The instructor releases two labs. The first student goes through the hub's login page in
-Chromium and works in JupyterLab's Assignment List: fetches both labs, validates and submits
-both. The two other students act through their servers' REST API, as the Assignment List's
-buttons do (fetch, validate, submit; the answers are saved through the server's contents
-API, as JupyterLab saves): one submits twice (a partial answer, then the whole), one submits
-after the due date; neither hands in the second lab. The TA collects, ``coursekit autograde``
-grades as root in the sandbox, the TA generates and releases the feedback, and each student
-fetches it and sees their own score, the late one with the penalty.
+The instructor releases two labs. Each student logs in through the hub's login page in
+Chromium and works in JupyterLab's Assignment List, with its buttons: Ann fetches, validates
+and submits both labs; Bob submits labfx twice (a partial answer, then the whole); Cat hands
+labfx in after its due date; neither hands in labfy. (Answers are saved through each server's
+contents API, as JupyterLab saves.) The TA collects, ``coursekit autograde`` grades as root in
+the sandbox, the TA logs in too and grades Ann's written answer by hand in the formgrader,
+imports the roster and downloads the Canvas file, which is ``coursekit export``'s; then
+generates and releases the feedback, and each student fetches it and sees their own score:
+the late one with the penalty, Ann with her written answer's point.
 
 On the way: a student cannot read another's files, the exchange's inbound folder, the other
-students' feedback or the gradebook, and a student's token does not open the TA's server.
+students' feedback or the gradebook, and a student's token opens neither the TA's server nor
+its grades download.
 """
 from __future__ import annotations
 
+import csv
 import json
+import re
 import secrets
 import subprocess
 import sys
@@ -25,6 +29,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from hub import hub as hub_module
 from machine_load import scaled
@@ -116,6 +121,56 @@ def refused(user, *command: str) -> bool:
     return done.returncode != 0 and "Permission denied" in done.stderr
 
 
+def log_in(browser, hub, user, contexts: list):  # noqa: F811 — the ui fixture's name
+    """A page of ``user`` logged in through the hub's login page, on their server."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    contexts.append(context)
+    context.set_default_timeout(scaled(120) * 1000)
+    page = context.new_page()
+    page.goto(f"{hub.url}/hub/login")
+    page.fill("#username_input", user.name)
+    page.fill("#password_input", hub.password)
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{user.name}/**")
+    return page
+
+
+def student_page(browser, hub, user, contexts: list):  # noqa: F811
+    """``user`` logged in, in JupyterLab's Assignment List."""
+    page = log_in(browser, hub, user, contexts)
+    page.wait_for_url(f"**/user/{user.name}/lab**")
+    open_assignment_list(page)
+    return page
+
+
+def fetch_button(page, lab_id: str) -> None:
+    page.locator("#released_assignments_list .list_item", has_text=lab_id
+                 ).get_by_role("button", name="Fetch").click()
+    page.locator("#fetched_assignments_list .list_item", has_text=lab_id).first.wait_for()
+
+
+def validate_button(page, lab_id: str) -> str:
+    """The Validate button of ``lab_id``'s notebook; the dialog's text."""
+    fetched = page.locator("#fetched_assignments_list .list_item", has_text=lab_id).first
+    notebook = page.locator("#fetched_assignments_list .nested_list_item").first
+    if not notebook.is_visible():
+        fetched.locator("a.assignment-notebooks-link").click()
+    notebook.get_by_role("button", name="Validate").click()
+    report = dialog_text(page, "ready to submit", timeout=scaled(300) * 1000)
+    close_dialog(page)
+    return report
+
+
+def submit_button(page, lab_id: str, listed: int) -> None:
+    """The Submit button of ``lab_id``; waits until the Submitted list holds ``listed``
+    hand-ins in all (one timestamp row each, under its lab's row)."""
+    page.locator("#fetched_assignments_list .list_item", has_text=lab_id
+                 ).first.get_by_role("button", name="Submit").click()
+    page.locator("#submitted_assignments_list .list_item", has_text=lab_id).first.wait_for()
+    expect(page.locator("#submitted_assignments_list .nested_list_item")
+           ).to_have_count(listed, timeout=scaled(120) * 1000)
+
+
 def set_due(course_tree: Path, lab_id: str, due: datetime) -> None:
     """Give ``lab_id`` a due date (now, for the late student) and 10% per started day."""
     toml = course_tree / "course" / "course.toml"
@@ -129,68 +184,53 @@ def set_due(course_tree: Path, lab_id: str, due: datetime) -> None:
 
 def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
     inst, ta = hub.instructor, hub.ta
-    ann, bob, cat = hub.students          # browser; twice; late (and neither hands in labfy)
+    ann, bob, cat = hub.students          # both labs; labfx twice; labfx late
     for user in (inst, ta, bob, cat):     # ann's server starts when she logs in
         hub.api("POST", f"/hub/api/users/{user.name}/server", timeout=30)
     for user in (inst, ta, bob, cat):
         hub.start_server(user, STARTUP_S)
     work = {lab_id: answers(hub.course_tree, lab_id) for lab_id in LABS}
+    contexts: list = []
 
     # 1. The instructor releases both labs.
     for lab_id in LABS:
         assert "Released as" in formgrader(hub, inst, f"assignment/{lab_id}/release")
 
-    # 2. Ann logs in through the hub's page and, in JupyterLab's Assignment List, fetches
-    #    both labs, validates and submits them (her answers saved through her server).
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(scaled(120) * 1000)
-    page = context.new_page()
     try:
-        page.goto(f"{hub.url}/hub/login")
-        page.fill("#username_input", ann.name)
-        page.fill("#password_input", hub.password)
-        page.click("#login_submit")
-        page.wait_for_url(f"**/user/{ann.name}/lab**")
-        open_assignment_list(page)
+        # 2. Ann logs in through the hub's page and, in JupyterLab's Assignment List, fetches
+        #    both labs, validates and submits them (her answers saved through her server).
+        page = student_page(browser, hub, ann, contexts)
         for lab_id in LABS:
-            page.locator("#released_assignments_list .list_item", has_text=lab_id
-                         ).get_by_role("button", name="Fetch").click()
-            page.locator("#fetched_assignments_list .list_item", has_text=lab_id
-                         ).first.wait_for()
+            fetch_button(page, lab_id)
             save(hub, ann, lab_id, work[lab_id]["full"])
         page.screenshot(path=artifacts / "hub-01-ann-fetched.png")
         assert "Ready to submit" in validate(hub, ann, "labfx")   # the same as the button:
-        fetched = page.locator("#fetched_assignments_list .list_item", has_text="labfx").first
-        fetched.locator("a.assignment-notebooks-link").click()
-        page.locator("#fetched_assignments_list .nested_list_item").first.get_by_role(
-            "button", name="Validate").click()
-        report = dialog_text(page, "ready to submit", timeout=scaled(300) * 1000)
-        page.screenshot(path=artifacts / "hub-02-ann-validated.png")
-        assert "Ready to submit" in report
-        close_dialog(page)
-        for lab_id in LABS:
-            page.locator("#fetched_assignments_list .list_item", has_text=lab_id
-                         ).first.get_by_role("button", name="Submit").click()
-            page.locator("#submitted_assignments_list .list_item", has_text=lab_id
-                         ).first.wait_for()
-        page.screenshot(path=artifacts / "hub-03-ann-submitted.png")
+        report = validate_button(page, "labfx")
+        assert "Ready to submit" in report and "Not ready" not in report, report
+        for listed, lab_id in enumerate(LABS, start=1):
+            submit_button(page, lab_id, listed)
+        page.screenshot(path=artifacts / "hub-02-ann-submitted.png")
 
         # 3. Bob submits labfx twice: a partial answer first, then the whole one.
-        act(hub, bob, "fetch", "labfx")
+        bob_page = student_page(browser, hub, bob, contexts)
+        fetch_button(bob_page, "labfx")
         save(hub, bob, "labfx", work["labfx"]["partial"])
-        assert "Not ready to submit" in validate(hub, bob, "labfx")
-        act(hub, bob, "submit", "labfx")
+        assert "Not ready to submit" in validate_button(bob_page, "labfx")
+        submit_button(bob_page, "labfx", 1)
         save(hub, bob, "labfx", work["labfx"]["full"])
-        assert "Ready to submit" in validate(hub, bob, "labfx")
-        act(hub, bob, "submit", "labfx")
+        report = validate_button(bob_page, "labfx")
+        assert "Ready to submit" in report and "Not ready" not in report, report
+        submit_button(bob_page, "labfx", 2)
+        bob_page.screenshot(path=artifacts / "hub-03-bob-submitted-twice.png")
 
         # 4. labfx falls due now; Cat hands it in after that.
         due = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(seconds=1)
         set_due(hub.course_tree, "labfx", due)
         hub_module.wait_until(lambda: datetime.now(timezone.utc) > due, "the due date", 5)
-        act(hub, cat, "fetch", "labfx")
+        cat_page = student_page(browser, hub, cat, contexts)
+        fetch_button(cat_page, "labfx")
         save(hub, cat, "labfx", work["labfx"]["full"])
-        act(hub, cat, "submit", "labfx")
+        submit_button(cat_page, "labfx", 1)
 
         # 5. What a student cannot reach: another's files, the exchange's inbound folder,
         #    the gradebook, the course; nor, with her own token, the TA's server.
@@ -203,9 +243,9 @@ def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
         token = hub.json("POST", f"/hub/api/users/{ann.name}/tokens",
                          {"note": "the term test"})["token"]
         assert hub.api("GET", f"/user/{ann.name}/api/status", token=token)[0] == 200
-        assert hub.api("GET", f"/user/{ta.name}/api/status", token=token)[0] in (403, 404)
-        assert hub.api("GET", f"/user/{ta.name}/formgrader/api/assignments",
-                       token=token)[0] in (403, 404)
+        for path in ("api/status", "formgrader/api/assignments",
+                     "formgrader/coursekit-grades/canvas.csv"):
+            assert hub.api("GET", f"/user/{ta.name}/{path}", token=token)[0] in (403, 404)
 
         # 6. The TA collects both labs; coursekit grades them as root, in the sandbox; the
         #    grader hands the gradebook and the graded copies back to the staff group.
@@ -223,29 +263,74 @@ def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
         subprocess.run(["chmod", "-R", "g+rwX", str(course / "gradebook.db"),
                         str(course / "autograded")], check=True)
 
-        # 7. The TA generates and releases the feedback of both labs.
+        # 7. The TA logs in and grades Ann's written answer by hand in the formgrader.
+        ta_page = log_in(browser, hub, ta, contexts)
+        formgrader_url = f"{hub.url}/user/{ta.name}/formgrader"
+        ta_page.goto(f"{formgrader_url}/gradebook/labfx/labfx")
+        link = ta_page.locator("a.name-shown", has_text=re.compile(rf"^\s*{ann.name},"))
+        link.first.wait_for(state="attached")
+        ta_page.goto(hub.url + link.first.get_attribute("href"))
+        ta_page.locator("#coursekit-outcome").wait_for()
+        with ta_page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
+                                     and r.request.method == "PUT" and r.ok):
+            ta_page.locator("#why_sum").fill("1")
+            ta_page.locator("#why_sum").press("Tab")
+        ta_page.screenshot(path=artifacts / "hub-04-ta-grades-by-hand.png", full_page=True)
+
+        # 8. The TA imports the roster (nbgrader's own command) and downloads the Canvas
+        #    file: the very file `coursekit export --format canvas` writes.
+        roster = "\n".join(["id,first_name,last_name,lms_user_id",
+                            *(f"{s.name},{s.name.title()},Student,lms-{s.name}"
+                              for s in hub.students)]) + "\n"
+        ta.run("sh", "-c", f"cat > roster.csv << 'EOF'\n{roster}EOF", cwd=course)
+        ta.run("python", "-m", "nbgrader", "db", "student", "import", "roster.csv", cwd=course)
+        ta_page.goto(f"{formgrader_url}/manage_assignments")
+        download = ta_page.locator("#coursekit-download-canvas")
+        download.wait_for()
+        with ta_page.expect_download() as started:
+            download.click()
+        downloaded = Path(started.value.path()).read_bytes()
+        ta.run("python", "-m", "coursekit.cli", "export", "--format", "canvas", "--root",
+               str(hub.course_tree), cwd=hub.course_tree)
+        assert downloaded == (course / "exports" / "canvas.csv").read_bytes()
+        header, _points, *rows = csv.reader(downloaded.decode("utf-8").splitlines())
+        (column,) = [i for i, name in enumerate(header) if name.endswith("(labfx)")]
+        labfx = {row[3]: row[column] for row in rows}           # by SIS Login ID
+        assert labfx == {f"lms-{ann.name}": "6", f"lms-{bob.name}": "5",
+                         f"lms-{cat.name}": "4.5"}, labfx   # Cat's after the penalty
+
+        # 9. The TA generates and releases the feedback of both labs.
         for lab_id in LABS:
             formgrader(hub, ta, f"assignment/{lab_id}/generate_feedback")
             formgrader(hub, ta, f"assignment/{lab_id}/release_feedback")
         assert refused(ann, "ls", str(hub.exchange / COURSE / "feedback"))
 
-        # 8. Each student fetches their own feedback. Ann in the browser.
-        page.locator("#refresh_assignments_list").click()
-        submitted = page.locator("#submitted_assignments_list .list_item", has_text="labfx")
-        submitted.first.get_by_role("button", name="Fetch Feedback").click()
-        page.locator("#submitted_assignments_list a", has_text="view feedback").first.wait_for()
-        page.screenshot(path=artifacts / "hub-04-ann-feedback.png")
+        # 10. Each student fetches their own feedback in the Assignment List.
+        for student in (page, bob_page, cat_page):
+            student.locator("#refresh_assignments_list").click()
+            submitted = student.locator("#submitted_assignments_list .list_item",
+                                        has_text="labfx")
+            submitted.first.get_by_role("button", name="Fetch Feedback").click()
+            student.locator("#submitted_assignments_list a", has_text="view feedback"
+                            ).first.wait_for()
+        page.screenshot(path=artifacts / "hub-05-ann-feedback.png")
+    except BaseException:
+        for number, context in enumerate(contexts):
+            for shown in context.pages:
+                shown.screenshot(path=artifacts / f"hub-failure-{number}.png", full_page=True)
+        raise
     finally:
-        context.close()
+        for context in contexts:
+            context.close()
     act(hub, ann, "fetch_feedback", "labfy")
-    for student in (bob, cat):
-        act(hub, student, "fetch_feedback", "labfx")
     pages = {student.name: feedback_page(hub, student, "labfx") for student in (ann, bob, cat)}
     for name, html in pages.items():
         assert f"Feedback for <b>{name}</b>" in html
         assert not [other for other in pages if other != name and other in html]
-        total = html[html.index('<div class="total">'):][:120]
+        total = html[html.index('<div class="total">'):][:160]
         assert "Autograded: <b>5.00 / 5</b>" in total, (name, total)   # bob's second counts
+    assert "written answers: 1 / 1" in pages[ann.name]                  # graded by hand
+    assert "written answers: 0 / 1 (not all graded yet)" in pages[bob.name]
     assert "on time" in pages[ann.name] and "on time" in pages[bob.name]
     assert "late by" in pages[cat.name] and "Late penalty: <b>−0.50</b>" in pages[cat.name]
     assert "score after the penalty: <b>4.50 / 6</b>" in pages[cat.name]
