@@ -168,10 +168,13 @@ GRAD_HINTS = {
 @check("lab01.numpy_graph_grads", reference=_reference_numpy_graph_grads, forbid=AUTODIFF)
 def numpy_graph_grads_program(impl, rng):
     """Gradients of c = sum(x * y + z) with respect to x, y and z, against torch autograd."""
-    for trial in range(1, 4):
+    for trial in range(1, 5):
         n, d = int(rng.integers(1, 6)), int(rng.integers(1, 7))
+        if trial == 4:
+            # as many rows as columns: z's first dimension alone cannot tell (D,) from (N, D)
+            n = d = int(rng.integers(2, 6))
         x, y = rng.standard_normal((n, d)), rng.standard_normal((n, d))
-        broadcast = trial == 3
+        broadcast = trial >= 3
         z = rng.standard_normal((d,) if broadcast else (n, d))
         shapes = f"x, y {(n, d)}, z {z.shape}"
         for index, name in enumerate(("grad_x", "grad_y", "grad_z")):
@@ -185,17 +188,24 @@ def two_layer_grads_program(impl, rng):
     hints = {
         0: "loss is the sum (not the mean) of (y_pred - y)**2 over all elements, "
            "with y_pred = relu(x @ w1) @ w2",
-        1: "grad_w1 = x.T @ grad_h, where grad_h is grad_h_relu with zeros wherever h < 0: "
-           "check the ReLU mask, and that it is taken from h before the ReLU",
+        1: "grad_w1 = x.T @ grad_h, where grad_h is grad_h_relu with zeros wherever h <= 0 "
+           "(at exactly 0 too): check the ReLU mask, and that it is taken from h before the "
+           "ReLU",
         2: "grad_w2 = h_relu.T @ grad_y_pred with grad_y_pred = 2 * (y_pred - y)",
     }
     for trial in range(1, 4):
         n, d_in, h, d_out = _shape(rng)
         x, y, w1, w2 = _two_layer_problem(rng, n, d_in, h, d_out)
         dims = f"N={n}, D_in={d_in}, H={h}, D_out={d_out}"
+        if trial == 3:
+            # a unit whose h is exactly 0 in every row: the text fixes its gradient at 0
+            w1[:, int(rng.integers(h))] = 0.0
+            dims += ", one unit with h exactly 0"
         for index, name in enumerate(("loss", "grad_w1", "grad_w2")):
+            # float64 in, float64 precision out: float32 arithmetic is off by about 1e-7
             yield Case(f"trial {trial} ({dims}): {name}",
-                       lambda i=index, a=(x, y, w1, w2): impl(*a)[i], hint=hints[index])
+                       lambda i=index, a=(x, y, w1, w2): impl(*a)[i], hint=hints[index],
+                       rtol=1e-10, atol=1e-12)
 
 
 TRAIN_HINTS = {
@@ -289,6 +299,8 @@ PROPERTIES = {
         *_NO_AUTODIFF,
         edge("z of shape (D,) added to every row: its gradient summed over the rows",
              "trial 3 ("),
+        edge("z of shape (D,) with N == D: the shape alone of z's first axis does not tell",
+             "trial 4 ("),
     ),
     "lab01.two_layer_grads": (
         parameter("x", ": loss"),
@@ -299,6 +311,10 @@ PROPERTIES = {
                 ": loss"),
         promise("grad_w1 through the ReLU mask of h, in w1's shape", ": grad_w1"),
         promise("grad_w2 = h_relu.T @ 2 * (y_pred - y), in w2's shape", ": grad_w2"),
+        edge("at h exactly 0 the ReLU's gradient is 0, as torch.relu's",
+             "one unit with h exactly 0): grad_w1"),
+        promise("float64 inputs: float64 precision (rtol 1e-10), not float32 arithmetic",
+                ": grad_w1"),
         *_NO_AUTODIFF,
     ),
     "lab01.train_two_layer": (

@@ -512,6 +512,16 @@ def time_jit_program(impl: Any, rng):
                hint="steady_s is the median of the timed calls (statistics.median), not their "
                     "mean: one interrupted call must not move it", rtol=1e-9, atol=1e-12,
                names=_TIME_NAMES)
+    # An even count: the median is the mean of the two middle calls, not either one.
+    repeats = int(rng.choice([4, 6, 8]))
+    durations = [0.1] + list(rng.uniform(1e-3, 2e-3, size=repeats))
+    yield Case(f"an even number of repeats ({repeats}, calls that wait for their work): "
+               f"the median is the mean of the two middle calls",
+               lambda d=durations, r=repeats: _run_fake(impl, 0.1, d, r, synchronous=True,
+                                                        keys=("steady_s",)),
+               hint="for an even number of timed calls the median is the mean of the two "
+                    "middle ones (statistics.median), not the upper or the lower one",
+               rtol=1e-9, atol=1e-12, names=_TIME_NAMES)
     repeats = int(rng.integers(3, 9))
     yield Case(f"jit(f) is applied once ({repeats} repeats)",
                lambda r=repeats: _jit_applications(impl, r), names=("calls of jit",),
@@ -650,6 +660,8 @@ PROPERTIES = {
                 "calls return before their work is done"),
         promise("each timed call waits for its result", "calls return before their work is done"),
         promise("steady_s is the median of the timed calls", "the median ignores it"),
+        edge("an even number of repeats: the median is the mean of the two middle calls",
+             "an even number of repeats"),
         promise("compile_s = first_call_s - steady_s", "(trial 0): returned times"),
         promise("repeats=10 by default", "defaults: time_jit"),
         promise("time.perf_counter and jax.jit by default", "default clock and jit"),
