@@ -25,8 +25,8 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                + " --xla_force_host_platform_device_count=2").strip()
 
-from autograder.mutants import MUTANT_SECRET, Harness  # noqa: E402
-from coursekit import course as manifest  # noqa: E402
+from autograder.mutants import MUTANT_SECRET, Harness
+from coursekit import course as manifest
 
 SECRETS = (MUTANT_SECRET, "blind-corpus-second-student")
 ROUNDS = {"round1": Path(__file__).parent, "round2": Path(__file__).parent / "round2",

@@ -112,7 +112,7 @@ def _part(box: dict, index: int, to_array: bool = False) -> Any:
     result = box["result"]
     try:
         item = result[index]
-    except Exception as error:  # noqa: BLE001 — a wrong return type is the student's outcome
+    except Exception as error:  # a wrong return type is the student's outcome
         raise TypeError(f"expected your function to return a tuple (w1, w2, losses), "
                         f"got {type(result).__name__}") from error
     return np.asarray(item, dtype=np.float64) if to_array else item

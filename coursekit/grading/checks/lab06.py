@@ -859,7 +859,7 @@ def time_compiled_program(impl: Any, rng):
 def _reference_tree_encode():
     import torch
 
-    def tree_encode(tree, embedding, W, b):  # noqa: N803
+    def tree_encode(tree, embedding, W, b):
         if isinstance(tree, tuple):
             left, right = tree
             both = torch.cat([tree_encode(left, embedding, W, b),
@@ -870,7 +870,7 @@ def _reference_tree_encode():
     return tree_encode
 
 
-def _encode(impl, tree, embedding, W, b, weighting, box: dict):  # noqa: N803
+def _encode(impl, tree, embedding, W, b, weighting, box: dict):
     """The root's vector; the gradients of a weighting of it are kept for the next case."""
     import torch
 
@@ -897,7 +897,7 @@ def tree_encode_program(impl: Any, rng):
 
     vocab, d = int(rng.integers(6, 12)), int(rng.integers(2, 6))
     embedding = rng.standard_normal((vocab, d))
-    W = rng.standard_normal((2 * d, d)) / np.sqrt(2 * d)  # noqa: N806
+    W = rng.standard_normal((2 * d, d)) / np.sqrt(2 * d)
     b = 0.1 * rng.standard_normal(d)
     trees = [("a single word", random_tree(rng, 1, vocab)),
              ("a chain read left to right (a recurrent network)",

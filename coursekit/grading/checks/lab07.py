@@ -81,7 +81,7 @@ def _result_part(box: dict, index: int) -> Any:
         raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
     try:
         item = box["result"][index]
-    except Exception as error:  # noqa: BLE001 — a wrong return type is the student's outcome
+    except Exception as error:  # a wrong return type is the student's outcome
         raise TypeError(f"expected a tuple (losses, w1, w2), got "
                         f"{type(box['result']).__name__}") from error
     # A list of numbers stands for its array; anything else is sent as it is (an array or a

@@ -63,7 +63,7 @@ def _torch_example_loss(p, x, y):
 def _to_torch(params, *arrays):
     import torch
 
-    as64 = lambda a: torch.from_numpy(np.array(a, dtype=np.float64))  # noqa: E731
+    as64 = lambda a: torch.from_numpy(np.array(a, dtype=np.float64))
     return ({k: as64(v) for k, v in params.items()}, *(as64(a) for a in arrays))
 
 

@@ -64,7 +64,7 @@ def _reference_checkpointed():
 def _reference_loss_scaler():
     import torch
 
-    def LossScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,  # noqa: N802
+    def LossScaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
                    growth_interval=2000):
         return torch.amp.GradScaler("cpu", init_scale=init_scale, growth_factor=growth_factor,
                                     backoff_factor=backoff_factor,
@@ -849,7 +849,7 @@ def _draw_loop(rng, steps: int, layers: int, loader: str, device: str) -> dict:
 def _step_tree(loop: dict, step: int, prep_us: int, addmm_us, mm_us, copy_us) -> list[tuple]:
     """One iteration of the lab's loop, `wait for batch` then `train step`, as profiler rows."""
     small = iter(int(v) for v in loop["small"][step])
-    cheap = lambda: next(small)  # noqa: E731 — one drawn time per cheap call, in order
+    cheap = lambda: next(small)   # one drawn time per cheap call, in order
     layers = loop["layers"]
     if loop["device"] == "cuda":
         copies = [_op("aten::to", cheap(), _op("aten::_to_copy", cheap(),

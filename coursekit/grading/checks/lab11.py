@@ -45,7 +45,7 @@ def _reference_ensemble():
 def _reference_cosine_restarts():
     torch = _torch()
 
-    def cosine_restarts_lr(epoch, base_lr, T_0, T_mult=1, eta_min=0.0):  # noqa: N803
+    def cosine_restarts_lr(epoch, base_lr, T_0, T_mult=1, eta_min=0.0):
         parameter = torch.nn.Parameter(torch.zeros(1))
         optimizer = torch.optim.SGD([parameter], lr=base_lr)
         schedule = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(
@@ -59,7 +59,7 @@ def _reference_cosine_restarts():
 def _reference_ema():
     from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-    def EMAModel(model, decay):  # noqa: N802 — stands in for the student's class
+    def EMAModel(model, decay):   # stands in for the student's class
         return AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
 
     return EMAModel
@@ -191,7 +191,7 @@ def ensemble_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def _schedule_epochs(rng, T_0: int, T_mult: int):  # noqa: N803
+def _schedule_epochs(rng, T_0: int, T_mult: int):
     """Every whole epoch over about three cycles, and fractions of epochs in between."""
     span = T_0 * (1 + T_mult + T_mult**2) + int(rng.integers(0, 3))
     steps_per_epoch = int(rng.integers(3, 6))
@@ -210,7 +210,7 @@ def cosine_restarts_program(impl: Any, rng):
             "T_cur reaches T_i")
     configs = [(int(rng.integers(2, 8)), 1), (int(rng.integers(1, 6)), 2),
                (int(rng.integers(1, 4)), 3), (int(rng.integers(2, 6)), 2)]
-    for T_0, T_mult in configs:  # noqa: N806
+    for T_0, T_mult in configs:
         base_lr = float(rng.uniform(0.01, 1.0))
         eta_min = float(rng.choice([0.0, float(rng.uniform(0.0, 0.5)) * base_lr]))
         epochs = _schedule_epochs(rng, T_0, T_mult)
@@ -219,7 +219,7 @@ def cosine_restarts_program(impl: Any, rng):
                    lambda T_0=T_0, T_mult=T_mult, b=base_lr, m=eta_min, es=epochs:
                    np.array([float(impl(e, b, T_0, T_mult, m)) for e in es]),
                    hint=hint, rtol=1e-9, atol=1e-12)
-    T_0 = int(rng.integers(2, 6))  # noqa: N806
+    T_0 = int(rng.integers(2, 6))
     base_lr = float(rng.uniform(0.01, 1.0))
     epochs = _schedule_epochs(rng, T_0, 1)
     yield Case(f"defaults (T_mult=1, eta_min=0): T_0={T_0}, base_lr={base_lr:.4g}",
@@ -520,14 +520,14 @@ def param_groups_program(impl: Any, rng):
         lr = float(np.round(rng.uniform(1e-4, 1e-2), 6))
         head_lr = float(np.round(lr * rng.uniform(5, 20), 6))
         if trial == 0:    # linear probe: only the head trains
-            frozen = lambda name, head=head: not name.startswith(head + ".")  # noqa: E731
+            frozen = lambda name, head=head: not name.startswith(head + ".")
         elif trial == 3:  # everything trains
-            frozen = lambda name: False  # noqa: E731
+            frozen = lambda name: False
         elif trial == 4:  # the stem and the head's bias frozen: the head has a frozen parameter
-            frozen = lambda name, head=head: name.startswith("stem.") or name == f"{head}.bias"  # noqa: E731
+            frozen = lambda name, head=head: name.startswith("stem.") or name == f"{head}.bias"
         else:             # the stem and the first feature layers frozen
             cut = int(rng.integers(1, n_features))
-            frozen = lambda name, cut=cut: name.startswith("stem.") or (  # noqa: E731
+            frozen = lambda name, cut=cut: name.startswith("stem.") or (
                 name.startswith("features.") and int(name.split(".")[1]) < cut)
         for name, parameter in model.named_parameters():
             parameter.requires_grad_(not frozen(name))
