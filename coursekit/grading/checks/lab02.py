@@ -184,9 +184,10 @@ def node_ops_program(impl, rng):
                names=("Node(data).requires_grad", "(a * b + a).requires_grad",
                       "(a * c).requires_grad", "gradient for a", "gradient for c"),
                hint="keep Node's default requires_grad=False; " + OP_HINTS["mul"])
-    # Exact zeros, planted: the gradient there is 0, as torch.relu's (x > 0, not x >= 0).
+    # Exact zeros, planted where the seed says: the gradient there is 0, as torch.relu's
+    # (x > 0, not x >= 0).
     zeros = x.copy()
-    zeros.flat[:2] = 0.0
+    zeros.flat[rng.choice(zeros.size, size=min(2, zeros.size), replace=False)] = 0.0
     yield from _op_cases(impl, f"relu of shape {(n, d)} with two exact zeros", "relu",
                          lambda a: a.relu(), (zeros,), normal(n, d), ("x",))
     yield from _op_cases(impl, f"sum of shape {(n, d)}", "sum", lambda a: a.sum(), (x,),

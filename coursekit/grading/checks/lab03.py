@@ -334,9 +334,10 @@ SOFTPLUS_HINTS = {
                "rewrite it as max(x, 0) + log1p(exp(-|x|))",
     "tiny": "log(1 + t) loses the digits of a tiny t (for x << 0, t = exp(-|x|)); "
             "torch.log1p(t) keeps them: write torch.log1p(torch.exp(-x.abs()))",
-    "grad_tiny": "for x << 0 the gradient sigmoid(x) is tiny (sigmoid(-700) is about 1e-304): "
-                 "compute it as e / (1 + e) with e = exp(-|x|), not from the output as "
-                 "1 - exp(-y), which rounds to 0 there",
+    "grad_tiny": "for x << 0 the gradient sigmoid(x) is tiny (sigmoid(-700) is about 1e-304) "
+                 "and must keep its relative accuracy: a formula that takes it as a difference "
+                 "from 1 (1 - exp(-y) from the output, 0.5 * (1 + tanh(x / 2))) rounds it to 0 "
+                 "there; compute e / (1 + e) with e = exp(-|x|)",
     "grad_extreme": "the gradient sigmoid(x) must stay finite for every x and equal 0.5 at x = 0; "
                     "differentiating the stable formula piece by piece gets x = 0 wrong",
 }

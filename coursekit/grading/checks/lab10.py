@@ -378,7 +378,8 @@ def two_stage_program(impl: Any, rng):
     yield Case("rank 1 returns the loss as a Python float",
                # By type, not by the type's name: a class of the answer's may call itself float.
                lambda: [isinstance(r["returned"], float) for r in box.get()[1]], weight=0.5,
-               hint="return loss.item(), a Python float, not the loss tensor (detached or not)")
+               hint="return loss.item(), a Python float: not a tensor (detached or not), a "
+                    "NumPy scalar or another number type")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
                  f"activation {trial['hidden_shape']})")
