@@ -146,6 +146,20 @@ MUTANTS = {
 '''),
     ],
     "train_two_layer_torch": [
+        ("stacks the 0-d losses at the end: torch.stack([]) raises for steps=0", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    losses = []
+    for _ in range(steps):
+        h = x @ w1
+        h_relu = h.clamp(min=0)
+        y_pred = h_relu @ w2
+        losses.append((y_pred - y).pow(2).sum())
+        grad_y_pred = 2.0 * (y_pred - y)
+        grad_w2 = h_relu.T @ grad_y_pred
+        grad_h = (grad_y_pred @ w2.T) * (h > 0).to(x.dtype)
+        w1 = w1 - lr * (x.T @ grad_h)
+        w2 = w2 - lr * grad_w2
+    return w1, w2, torch.stack(losses)
+'''),
         ("collects losses with .item(): a host copy every step, fails off the CPU", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
     losses = []
     for t in range(steps):
@@ -279,7 +293,8 @@ ALTERNATIVES = {
 '''),
     ],
     "train_two_layer_torch": [
-        ("losses kept as 0-d tensors and stacked; torch.relu and a mask product", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+        ("losses kept as 0-d tensors and stacked (an empty tensor for steps=0); torch.relu and "
+         "a mask product", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
     losses = []
     for _ in range(steps):
         h = x @ w1
@@ -291,7 +306,7 @@ ALTERNATIVES = {
         grad_w1 = x.T @ ((g @ w2.T) * (h > 0).to(x.dtype))
         w1 = w1 - lr * grad_w1
         w2 = w2 - lr * grad_w2
-    return w1, w2, torch.stack(losses)
+    return w1, w2, torch.stack(losses) if losses else x.new_empty(0)
 '''),
     ],
 }

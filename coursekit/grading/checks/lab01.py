@@ -279,6 +279,23 @@ def train_two_layer_torch_program(impl, rng):
                    hint="every tensor must stay on x.device with x.dtype: create new tensors "
                         "with device=x.device, and avoid .cpu(), .item(), float() and "
                         "device=\"cpu\" inside the loop")
+    # steps=0: nothing to update, and losses is empty (torch.stack of no losses raises).
+    n, d_in, h, d_out = _shape(rng)
+    x, y, w1, w2 = (torch.tensor(v, dtype=torch.float64) for v in
+                    _two_layer_problem(rng, n, d_in, h, d_out))
+    yield Case(f"trial 5, float64 on cpu (N={n}, D_in={d_in}, H={h}, D_out={d_out}, 0 steps): "
+               f"w1 and w2 as given, losses an empty tensor",
+               lambda a=(x, y, w1, w2, _learning_rate(n, d_in), 0): _no_steps(impl(*a)),
+               names=("w1", "w2", "losses: shape, dtype and device"),
+               hint="with steps=0 nothing is updated and losses has shape (0,), on x.device "
+                    "with x.dtype: make it with torch.empty(steps, ...) before the loop rather "
+                    "than stacking the losses after it (torch.stack of an empty list raises)")
+
+
+def _no_steps(result: Any) -> tuple:
+    """``(w1, w2, (shape, dtype, device) of losses)`` of a run of no steps."""
+    w1, w2, losses = result
+    return w1, w2, (tuple(losses.shape), str(losses.dtype), losses.device.type)
 
 
 # ---------------------------------------------------------------- property tables (issue 27)
@@ -350,5 +367,6 @@ PROPERTIES = {
         edge("float32 inputs", "float32 on cpu"),
         edge("float64 inputs", "float64 on cpu"),
         edge("the meta device: shapes and dtypes, no data", "float64 on the meta device"),
+        edge("steps=0: no update, losses of shape (0,)", "0 steps): w1 and w2 as given"),
     ),
 }

@@ -545,6 +545,9 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
                     function("SigmoidFromInput", torch.sigmoid, lambda g, x: g * x * (1 - x))),
         "small_values": (function("Square", lambda x: x ** 2, lambda g, x: 2 * x * g),
                          function("SquareTooLarge", lambda x: x ** 2, lambda g, x: 3 * x * g)),
+        # 10% too large everywhere: within rtol=0.2, outside the default tolerances
+        "ten_percent": (cube, function("CubeTenPercentOff", lambda x: x ** 3,
+                                       lambda g, x: 1.1 * 3 * x ** 2 * g)),
     }
 
 
@@ -593,6 +596,19 @@ def _pair(impl, family: str, arrays: list[np.ndarray], frozen: tuple[bool, ...])
         on_broken = _verdict(lambda: impl(broken.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3))
         on_correct = _verdict(lambda: impl(correct.apply, inputs, eps=1e-6, atol=1e-5, rtol=1e-3))
         return on_broken, on_correct
+    return thunk
+
+
+def _tolerances_in_place(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
+    """The verdicts on a backward 10% off with ``atol=1e-9, rtol=0.2`` (inside: |g| >= 3, so
+    0.1 |g| <= 0.2 |g|) and with the defaults (outside). With atol and rtol swapped, the first
+    call allows 0.2 in absolute terms only, and the 10% (0.3 or more) is outside."""
+    def thunk():
+        _, ten_percent = _gradcheck_families()["ten_percent"]
+        inputs = [_tensor(a, "float64", requires_grad=True) for a in arrays]
+        given = _verdict(lambda: impl(ten_percent.apply, inputs, eps=1e-6, atol=1e-9, rtol=0.2))
+        defaults = _verdict(lambda: impl(ten_percent.apply, inputs))
+        return given, defaults
     return thunk
 
 
@@ -653,6 +669,16 @@ def my_gradcheck_program(impl, rng):
                    _pair_defaults(impl, family, arrays),
                    names=("verdict on the broken backward", "verdict on the right backward"),
                    hint="keep the defaults of the signature: eps=1e-6, atol=1e-5, rtol=1e-3")
+    # atol and rtol each in its place: |x| in [1, 2], so every gradient 3x^2 is 3 or more.
+    shape = (int(rng.integers(2, 4)), int(rng.integers(2, 4)))
+    arrays = [rng.choice([-1.0, 1.0], size=shape) * rng.uniform(1.0, 2.0, size=shape)]
+    yield Case(f"a backward 10% off (inputs {shape}): accepted with atol=1e-9, rtol=0.2, "
+               f"rejected with the defaults",
+               _tolerances_in_place(impl, arrays),
+               names=("verdict with atol=1e-9, rtol=0.2", "verdict with the defaults"),
+               hint="an element agrees when |analytical - numerical| <= atol + rtol * "
+                    "|numerical|, with the atol and rtol given (torch.allclose's third "
+                    "parameter is rtol, its fourth atol: pass them by name)")
     arrays = _gradcheck_inputs("mul", rng)
     yield Case("inputs hold their original values afterwards", _inputs_untouched(impl, arrays),
                rtol=0, atol=1e-12,
@@ -775,6 +801,8 @@ PROPERTIES = {
         promise("element by element", "one_element (inputs"),
         promise("central finite differences", "cube (inputs"),
         promise("the tolerance is atol + rtol * |numerical|", "small_values (inputs"),
+        promise("the atol and rtol given, each in its place",
+                "accepted with atol=1e-9, rtol=0.2"),
         promise("defaults eps=1e-6, atol=1e-5, rtol=1e-3", "defaults: my_gradcheck(fn, inputs)"),
         promise("the inputs keep their values", "inputs hold their original values afterwards"),
         promise("no .grad left on the inputs", "inputs have no leftover .grad afterwards"),

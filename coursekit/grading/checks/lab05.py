@@ -277,6 +277,14 @@ def collate_program(impl: Any, rng):
     yield Case(f"{batch} nested samples [array, (int, np.float32)]",
                lambda: (_structure(impl(samples)), impl(samples)), hint=hint,
                names=("structure", "values"))
+    # A bool is an int to isinstance: checked before int, or the flags become int64.
+    flags = [bool(v) for v in rng.integers(0, 2, size=batch)]
+    samples = [(int(rng.integers(0, 10)), flag) for flag in flags]
+    yield Case(f"{batch} samples (int label, bool flag)",
+               lambda: (_structure(impl(samples)), impl(samples)),
+               hint="a Python bool leaf becomes a bool array (np.array of the bools), not "
+                    "int64: test for bool before int, as bool is a subclass of int",
+               names=("structure", "values"))
     samples = [torch.from_numpy(rng.standard_normal((dim, 2)).astype(np.float32))
                for _ in range(batch)]
     yield Case(f"{batch} torch tensors ({dim}, 2)",
@@ -623,6 +631,8 @@ PROPERTIES = {
         promise("a NumPy array leaf is np.stack-ed", "float32 array (3,), int label): structure"),
         promise("a Python or NumPy number becomes a 1-D array (int64, float64)",
                 "nested samples [array, (int, np.float32)]: structure"),
+        promise("a Python bool becomes a bool array, not int64",
+                "(int label, bool flag): structure"),
         promise("a torch tensor is torch.stack-ed", "torch tensors (3, 2): structure"),
         promise("a torch batch stays on its samples' device",
                 "(tensor on the meta device, int label): structure"),

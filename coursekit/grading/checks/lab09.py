@@ -482,8 +482,10 @@ def loss_scaler_program(impl: Any, rng):
     settings = [
         {"init_scale": 2.0 ** int(rng.integers(8, 17)), "growth_factor": 2.0,
          "backoff_factor": 0.5, "growth_interval": int(rng.integers(2, 4))},
+        # backoff_factor is not 1 / growth_factor here: undoing a growth is not backing off
         {"init_scale": 2.0 ** int(rng.integers(8, 17)), "growth_factor": 4.0,
-         "backoff_factor": 0.25, "growth_interval": int(rng.integers(1, 3))},
+         "backoff_factor": float(rng.choice([0.5, 0.125])),
+         "growth_interval": int(rng.integers(1, 3))},
     ]
     for trial, config in enumerate(settings):
         shapes = [tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 3))))
@@ -1164,6 +1166,8 @@ PROPERTIES = {
     "lab09.loss_scaler": (
         promise("the given init_scale, growth_factor, backoff_factor and growth_interval",
                 "trial 1: LossScaler(init_scale="),
+        edge("backoff_factor other than 1 / growth_factor: backing off is not undoing a growth",
+             "trial 1: LossScaler(init_scale="),
         promise("the defaults 2**16, 2, 0.5, 2000", "defaults: LossScaler().get_scale()"),
         promise("by default the scale doubles on the 2000th good step in a row, not before",
                 "defaults: get_scale() after 1999 and after 2000 good steps in a row"),
