@@ -60,6 +60,9 @@ def _split_tensorflow_cpu(count: int = 2) -> None:
 # notebook share a kernel, and many files share module-scoped fixtures. (A custom scheduler:
 # `--dist loadgroup` cannot do this with pytest 9, whose node ids xdist 3.8 cannot suffix.)
 SPREAD_BY_LAB = ("tests/autograder/test_manifest_labs.py", "tests/autograder/test_bundle_labs.py")
+# The blind corpus goes out a round at a time (about a minute each): whole, it was one worker's
+# five minutes.
+SPREAD_BY_ROUND = ("tests/blind/test_blind.py",)
 # xdist hands out files with the most tests first, so files of a few long tests came last, and
 # one worker ran them alone while the other had finished (77 s of a 29-minute run). These go
 # out first, longest first (seconds in the quiet run of 2026-11-28: a file's tests together).
@@ -85,7 +88,12 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             lab = re.search(r"\[(lab[^\]-]*)\]$", nodeid)
-            return f"{path}[{lab.group(1)}]" if path in SPREAD_BY_LAB and lab else path
+            if path in SPREAD_BY_LAB and lab:
+                return f"{path}[{lab.group(1)}]"
+            round_name = re.search(r"\[(round\d+)-", nodeid)
+            if path in SPREAD_BY_ROUND and round_name:
+                return f"{path}[{round_name.group(1)}]"
+            return path
 
         def schedule(self) -> None:
             super().schedule()   # the first files are handed out here, the rest queued
