@@ -341,12 +341,14 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 def _plan(rng, growth_interval: int) -> list[str]:
     """Kinds of steps: 'ok' (finite gradients), 'inf', 'nan', 'big' (finite, but they overflow
     once multiplied by the scale) and 'clip' (unscale_, clip, then step). Every plan grows the
-    scale, overflows in the middle of a run of good steps (the counter must start again), and
-    grows again."""
+    scale, overflows in the middle of a run of good steps (the counter must start again),
+    grows again, and ends with two growths in a row (the counter starts again after a growth
+    too, not only after an overflow)."""
     overflow = [str(k) for k in rng.permutation(["inf", "nan", "big"])]
     plan = ["ok"] * growth_interval + [overflow[0]]
     plan += ["ok"] * (growth_interval - 1) + [overflow[1]]
     plan += ["clip"] + ["ok"] * growth_interval + [overflow[2], "ok"]
+    plan += ["ok"] * (2 * growth_interval - 1)
     return plan
 
 
