@@ -548,6 +548,9 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
         # 10% too large everywhere: within rtol=0.2, outside the default tolerances
         "ten_percent": (cube, function("CubeTenPercentOff", lambda x: x ** 3,
                                        lambda g, x: 1.1 * 3 * x ** 2 * g)),
+        # 24% too large: outside rtol=0.2 of the numerical value, inside 0.2 of the analytical
+        "quarter_off": (cube, function("CubeQuarterOff", lambda x: x ** 3,
+                                       lambda g, x: 1.24 * 3 * x ** 2 * g)),
     }
 
 
@@ -601,14 +604,17 @@ def _pair(impl, family: str, arrays: list[np.ndarray], frozen: tuple[bool, ...])
 
 def _tolerances_in_place(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
     """The verdicts on a backward 10% off with ``atol=1e-9, rtol=0.2`` (inside: |g| >= 3, so
-    0.1 |g| <= 0.2 |g|) and with the defaults (outside). With atol and rtol swapped, the first
-    call allows 0.2 in absolute terms only, and the 10% (0.3 or more) is outside."""
+    0.1 |g| <= 0.2 |g|) and with the defaults (outside), and on one 24% off with ``atol=1e-9,
+    rtol=0.2`` (outside: 0.24 |n| > 0.2 |n|). With atol and rtol swapped, the first call
+    allows 0.2 in absolute terms only, and the 10% (0.3 or more) is outside; with rtol times
+    the analytical value, the third allows 0.2 * 1.24 |n| = 0.248 |n|, and the 24% is inside."""
     def thunk():
-        _, ten_percent = _gradcheck_families()["ten_percent"]
+        families = _gradcheck_families()
         inputs = [_tensor(a, "float64", requires_grad=True) for a in arrays]
-        given = _verdict(lambda: impl(ten_percent.apply, inputs, eps=1e-6, atol=1e-9, rtol=0.2))
-        defaults = _verdict(lambda: impl(ten_percent.apply, inputs))
-        return given, defaults
+        ten, quarter = families["ten_percent"][1].apply, families["quarter_off"][1].apply
+        return (_verdict(lambda: impl(ten, inputs, eps=1e-6, atol=1e-9, rtol=0.2)),
+                _verdict(lambda: impl(ten, inputs)),
+                _verdict(lambda: impl(quarter, inputs, eps=1e-6, atol=1e-9, rtol=0.2)))
     return thunk
 
 
@@ -673,12 +679,15 @@ def my_gradcheck_program(impl, rng):
     shape = (int(rng.integers(2, 4)), int(rng.integers(2, 4)))
     arrays = [rng.choice([-1.0, 1.0], size=shape) * rng.uniform(1.0, 2.0, size=shape)]
     yield Case(f"a backward 10% off (inputs {shape}): accepted with atol=1e-9, rtol=0.2, "
-               f"rejected with the defaults",
+               f"rejected with the defaults; one 24% off rejected with atol=1e-9, rtol=0.2",
                _tolerances_in_place(impl, arrays),
-               names=("verdict with atol=1e-9, rtol=0.2", "verdict with the defaults"),
+               names=("10% off, verdict with atol=1e-9, rtol=0.2",
+                      "10% off, verdict with the defaults",
+                      "24% off, verdict with atol=1e-9, rtol=0.2"),
                hint="an element agrees when |analytical - numerical| <= atol + rtol * "
-                    "|numerical|, with the atol and rtol given (torch.allclose's third "
-                    "parameter is rtol, its fourth atol: pass them by name)")
+                    "|numerical|: rtol times the numerical value, not the analytical one, and "
+                    "the atol and rtol given (torch.allclose's third parameter is rtol, its "
+                    "fourth atol: pass them by name)")
     arrays = _gradcheck_inputs("mul", rng)
     yield Case("inputs hold their original values afterwards", _inputs_untouched(impl, arrays),
                rtol=0, atol=1e-12,
@@ -802,7 +811,10 @@ PROPERTIES = {
         promise("central finite differences", "cube (inputs"),
         promise("the tolerance is atol + rtol * |numerical|", "small_values (inputs"),
         promise("the atol and rtol given, each in its place",
-                "accepted with atol=1e-9, rtol=0.2"),
+                "rejected with the defaults; one 24% off rejected with atol=1e-9, rtol=0.2: "
+                "10% off, verdict with atol=1e-9, rtol=0.2"),
+        promise("rtol times the numerical value, not the analytical one",
+                "24% off, verdict with atol=1e-9, rtol=0.2"),
         promise("defaults eps=1e-6, atol=1e-5, rtol=1e-3", "defaults: my_gradcheck(fn, inputs)"),
         promise("the inputs keep their values", "inputs hold their original values afterwards"),
         promise("no .grad left on the inputs", "inputs have no leftover .grad afterwards"),

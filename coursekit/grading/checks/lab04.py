@@ -316,6 +316,11 @@ def _linear_cases(impl, rng: np.random.Generator, trial: int):
     yield Case(f"{where}: parameter names and shapes",
                lambda: [(n, tuple(p.shape)) for n, p in Linear(i, o).named_parameters()],
                hint=LAYER_HINTS["shapes"])
+    # Every parameter: a float32 bias in a float64 layer still gives float64 outputs.
+    yield Case(f"{where}: the dtype of every parameter of Linear({i}, {o}, dtype=float64)",
+               lambda: [(n, str(p.dtype)) for n, p in
+                        Linear(i, o, dtype=torch.float64).named_parameters()],
+               hint=LAYER_HINTS["dtype"])
     box: dict = {}
 
     def run():
@@ -761,6 +766,8 @@ PROPERTIES = {
         promise("torch's default dtype when dtype is None",
                 "spread and mean of U(-b, b): dtype"),
         promise("the given dtype is used", "Linear(4, 2), input (3, 1, 4): output (float64"),
+        promise("the given dtype for every parameter, the bias too",
+                "the dtype of every parameter of Linear(4, 2, dtype=float64)"),
         promise("the given device is used", "device='meta'): meta parameters, meta output: weight"),
         promise("ReLU gives max(x, 0)", "ReLU()(x) values"),
         promise("Sequential names its children 0, 1, ...",

@@ -255,9 +255,12 @@ def ring_all_reduce_program(impl: Any, rng):
     big = int(rng.integers(3, 5))
     # Both dtypes on every seed: a ring that sends float64 chunks whatever the tensor's dtype
     # sends twice the bytes only on a float32 tensor.
+    # ... and big + 1 elements: tensor.chunk(big) would make fewer than big pieces of them
+    # (2 of 2 and 2 for 4 elements on 3 ranks), where tensor_split makes big.
     runs = [(2, np.float32, [(int(rng.integers(5, 12)),)]),
             (big, np.float64, [(int(rng.integers(2, 4)), big + int(rng.integers(1, 4))),
-                               (big * int(rng.integers(2, 5)) + int(rng.integers(1, big)),)])]
+                               (big * int(rng.integers(2, 5)) + int(rng.integers(1, big)),),
+                               (big + 1,)])]
     for world_size, dtype, shapes in runs:
         arrays = [rng.standard_normal((world_size, *shape)).astype(dtype) for shape in shapes]
         itemsize = np.dtype(dtype).itemsize
@@ -537,6 +540,8 @@ PROPERTIES = {
         promise("no collective", forbidden="torch.distributed.all_reduce"),
         edge("a size that does not divide by the number of ranks", "shape (13,)"),
         edge("a tensor of two dimensions", "shape (2, 7)"),
+        edge("N + 1 elements on N ranks: N pieces, where tensor.chunk makes fewer",
+             "4 ranks, shape (5,)"),
     ),
     "lab10.two_stage": (
         parameter("stage", "gradients of the first stage, on rank 0"),
