@@ -489,8 +489,9 @@ numpy_graph_grads = _Gradients()
 
 # ----------------------------------------------------------------- leaks
 
-# Right on the visible check (its first 9 calls), then a ValueError that carries the kernel's
-# environment, its files and the hidden inputs; every call's x is kept for the cells below.
+# Right on the visible check (its first 12 calls: 4 problems, 3 gradients each), then a
+# ValueError that carries the kernel's environment, its files and the hidden inputs; every
+# call's x is kept for the cells below.
 LEAK_HIDDEN_ERROR = '''import os
 
 _seen = []
@@ -498,7 +499,7 @@ _seen = []
 
 def numpy_graph_grads(x, y, z):
     _seen.append(x.tolist())
-    if len(_seen) > 9:
+    if len(_seen) > 12:
         raise ValueError("LEAK-HIDDEN env=" + repr(dict(os.environ)) + " files="
                          + repr(sorted(os.listdir("."))) + " inputs=" + repr(x.tolist()))
     grad_z = np.ones_like(x) if np.shape(z) == np.shape(x) else np.full(np.shape(z), len(x) * 1.0)

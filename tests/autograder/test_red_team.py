@@ -182,10 +182,11 @@ def test_hidden_inputs_change_with_every_grading(graded):
     Visible checks see the same inputs, hidden ones new inputs every grading."""
     a = rt.input_log(graded.root, "rt_honest_words_a")
     b = rt.input_log(graded.root, "rt_honest_words_b")
-    assert len(a) == len(b) == 18, (len(a), len(b))  # 9 visible calls, then 9 hidden
-    assert a[:9] == b[:9]
-    assert a[9:] != b[9:]
-    assert all(x != y for x, y in zip(a[9:], b[9:]))
+    # 12 visible calls (4 problems, 3 gradients each), then 12 hidden
+    assert len(a) == len(b) == 24, (len(a), len(b))
+    assert a[:12] == b[:12]
+    assert a[12:] != b[12:]
+    assert all(x != y for x, y in zip(a[12:], b[12:]))
 
 
 def test_flagged_hand_ins_say_why(graded):

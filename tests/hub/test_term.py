@@ -43,6 +43,7 @@ LABS = ("labfx", "labfy")
 STARTUP_S = scaled(240)          # a user's server: ~15 s idle; on a busy machine longer
 GRADING_S = scaled(600)
 COURSEKIT = [sys.executable, "-m", "coursekit.cli"]
+GRADES_LOADED = "typeof formgrader !== 'undefined' && formgrader.grades && formgrader.grades.loaded"
 
 
 @pytest.fixture(scope="module")
@@ -271,6 +272,8 @@ def test_a_term_on_a_jupyterhub(hub, browser, artifacts):  # noqa: F811
         link.first.wait_for(state="attached")
         ta_page.goto(hub.url + link.first.get_attribute("href"))
         ta_page.locator("#coursekit-outcome").wait_for()
+        # the grade boxes save only once nbgrader's page has loaded their grades
+        ta_page.wait_for_function(GRADES_LOADED)
         with ta_page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
                                      and r.request.method == "PUT" and r.ok):
             ta_page.locator("#why_sum").fill("1")

@@ -229,6 +229,9 @@ def test_ta_formgrader_shows_flags_counts_regrades_and_overrides_what_coursekit_
     assert page.locator("#coursekit-flag").count() == 0
     text = page.locator("#notebook").first.inner_text()
     assert "coursekit: 2.00/2 points" in text and "labfx.relu (hidden)" in text
+    # the grade boxes save only once nbgrader's page has loaded their grades
+    page.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades "
+                           "&& formgrader.grades.loaded")
     with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
                               and r.request.method == "PUT"):
         page.locator("#why_sum").fill("1")
