@@ -34,7 +34,7 @@ from playwright.sync_api import expect
 from hub import hub as hub_module
 from machine_load import scaled
 from ui.conftest import artifacts, browser, chromium_path  # noqa: F401 — fixtures
-from ui.test_browser import close_dialog, dialog_text, open_assignment_list
+from ui.test_browser import GRADES_LOADED, close_dialog, dialog_text, open_assignment_list
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -43,7 +43,6 @@ LABS = ("labfx", "labfy")
 STARTUP_S = scaled(240)          # a user's server: ~15 s idle; on a busy machine longer
 GRADING_S = scaled(600)
 COURSEKIT = [sys.executable, "-m", "coursekit.cli"]
-GRADES_LOADED = "typeof formgrader !== 'undefined' && formgrader.grades && formgrader.grades.loaded"
 
 
 @pytest.fixture(scope="module")

@@ -137,6 +137,11 @@ def result_of(page, click, timeout: int = 120_000) -> tuple[bool, str]:
     return success, " ".join(text.split())   # the log's lines are wrapped to fit the box
 
 
+# nbgrader's graded page saves a grade box only once it has loaded that page's grades
+GRADES_LOADED = ("typeof formgrader !== 'undefined' && formgrader.grades "
+                 "&& formgrader.grades.loaded")
+
+
 def close_result(page) -> None:
     modal = page.locator("#success-modal, #error-modal")
     modal.locator("button.btn-primary").click()
@@ -230,8 +235,7 @@ def test_ta_formgrader_shows_flags_counts_regrades_and_overrides_what_coursekit_
     text = page.locator("#notebook").first.inner_text()
     assert "coursekit: 2.00/2 points" in text and "labfx.relu (hidden)" in text
     # the grade boxes save only once nbgrader's page has loaded their grades
-    page.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades "
-                           "&& formgrader.grades.loaded")
+    page.wait_for_function(GRADES_LOADED)
     with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
                               and r.request.method == "PUT"):
         page.locator("#why_sum").fill("1")
