@@ -283,6 +283,51 @@ MUTANTS = {
             "        for child in self._modules.values():\n            yield child\n            yield from child.modules()\n"))),
     ],
     "layers": [
+        ("a float32 bias in a float64 layer, behind a Parameter subclass whose dtype property "
+         "says float64 (forging the dtype the check reads)", '''class _Says64(Parameter):
+    @property
+    def dtype(self):
+        return torch.float64
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        bound = 1 / math.sqrt(in_features)
+        self.weight = Parameter((torch.rand(out_features, in_features, device=device,
+                                            dtype=dtype) * 2 - 1) * bound)
+        if bias:
+            self.bias = _Says64((torch.rand(out_features, device=device) * 2 - 1) * bound)
+        else:
+            self.bias = None
+
+    def forward(self, x):
+        out = x @ self.weight.T
+        return out if self.bias is None else out + self.bias
+
+
+class ReLU(Module):
+    def forward(self, x):
+        return x.clamp(min=0)
+
+
+class Sequential(Module):
+    def __init__(self, *modules):
+        super().__init__()
+        for index, module in enumerate(modules):
+            setattr(self, str(index), module)
+
+    def forward(self, x):
+        for module in self.children():
+            x = module(x)
+        return x
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __getitem__(self, index):
+        return list(self.children())[index]
+'''),
         ("weight stored as (in_features, out_features) and applied as x @ W", _mutate(_LAYERS,
             ("self.weight = uniform(out_features, in_features)", "self.weight = uniform(in_features, out_features)"),
             ("out = x @ self.weight.T", "out = x @ self.weight"))),

@@ -318,7 +318,8 @@ def _linear_cases(impl, rng: np.random.Generator, trial: int):
                hint=LAYER_HINTS["shapes"])
     # Every parameter: a float32 bias in a float64 layer still gives float64 outputs.
     yield Case(f"{where}: the dtype of every parameter of Linear({i}, {o}, dtype=float64)",
-               lambda: [(n, str(p.dtype)) for n, p in
+               # the tensor's own dtype: a Parameter subclass of the answer's could say another
+               lambda: [(n, str(torch.Tensor.dtype.__get__(p))) for n, p in
                         Linear(i, o, dtype=torch.float64).named_parameters()],
                hint=LAYER_HINTS["dtype"])
     box: dict = {}
