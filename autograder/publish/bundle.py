@@ -32,7 +32,7 @@ from coursekit.course import Course, Lab, reveal_entry
 # Text files, scanned whole. ``.js``: the student's JupyterLab progress extension, which
 # ships in coursekit (coursekit/student/labextension).
 SOURCE_SUFFIXES = {".py", ".ipynb", ".md", ".toml", ".txt", ".json", ".cfg", ".html", ".css",
-                   ".js", ".sh", ""}
+                   ".js", ".sh", ".c", ""}
 # Binary package data the library ships (a model the course trained): not text, so only
 # searched for the secret.
 DATA_SUFFIXES = {".pt", ".npz"}
@@ -245,7 +245,10 @@ def _stub_definition(path: Path, name: str, package_root: Path, lab: Lab) -> lis
 # --------------------------------------------------------------------------- build
 
 def _ignore(directory: str, names: list[str]) -> set[str]:
-    return {n for n in names if n in ("__pycache__", ".ipynb_checkpoints") or n.endswith(".pyc")}
+    """Build products: bytecode, and the monitor's fast paths compiled in place by an editable
+    install (the student build installs without them)."""
+    return {n for n in names if n in ("__pycache__", ".ipynb_checkpoints")
+            or n.endswith((".pyc", ".so"))}
 
 
 def _manifest_text(course: Course, labs: list[Lab]) -> str:

@@ -39,7 +39,13 @@ from one dictionary lookup: the module a frame runs in (its globals) is QUIET (n
 grading code, no student code: return), WATCHED (holds targets or grading code: look at the
 code object) or STUDENT (student code runs there: look at its C calls). Reading a frame's
 code is an audited event in Python 3.11, so it is read only on those slower paths, and what
-was learnt about a code object is kept by identity.
+was learnt about a code object is kept by identity. Those first lookups are also written in C
+(``fast_profile.c``, built with the package where a compiler is at hand): CPython calls that C
+function for every event, and it calls the Python profile function only for the events it
+does not return from at once, which decides them again in full. A thread's profile function
+is the Python one. What remains is CPython's own: while any profile function is set, Python
+3.11 runs every instruction unspecialized and makes a frame object for every call (measured
+by ``tests/benchmarks/bench_monitor_mechanisms.py``).
 
 NOTE [Sealed state]
 The monitor's state lives in default arguments of its functions and in a ``_State`` object
@@ -67,6 +73,7 @@ import types
 FIFO_ENV = "COURSEKIT_MONITOR_FIFO"
 TARGETS_ENV = "COURSEKIT_MONITOR_TARGETS"
 LIBRARY_ENV = "COURSEKIT_MONITOR_LIBRARY"  # more folders of grading code: a course's checks
+PROFILE_ENV = "COURSEKIT_MONITOR_PROFILE"  # "python": no compiled fast paths (tests compare both)
 GRADING_TARGET = "coursekit.grading"   # grading code called by student code
 ENGINE_TARGET = "torch.autograd.engine"  # torch's autograd engine, watched from C++
 EXIT_CHANNEL_TAMPERED = 86
@@ -438,6 +445,7 @@ class _State:
         "profile",
         "references",
         "report",
+        "resume",
         "specials",
         "student",
         "student_globals",
@@ -493,10 +501,27 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.own_codes = frozenset(id(_CODE_OF(f)) for g in private.values()
                             for f in g.values() if type(f) is _FUNCTION)
     _quiet_own(s)
-    sys.setprofile(profile)
-    threading.setprofile(profile)
+    s.resume = _set_profile(s)
+    threading.setprofile(profile)   # a thread's profile function is the Python one
     sys.addaudithook(hook)
     s.write("ready", f"{len(targets)} targets")
+
+
+def _set_profile(s):
+    """Set the profile function, with its fast paths in C where they were built
+    (``fast_profile.c``; NOTE [Cost]); return what sets it again. ``sys.getprofile()`` answers
+    the Python profile function either way."""
+    fast = None
+    if os.environ.get(PROFILE_ENV) != "python":
+        try:
+            from . import _fast_profile as fast
+        except ImportError:   # built without a compiler: the same decisions, in Python
+            fast = None
+    if fast is None:
+        sys.setprofile(s.profile)
+        return functools.partial(_SETPROFILE, s.profile)
+    fast.install(s.modules, s.c_seen, s.walked, _FORK_EXEC, _START_THREAD, s.profile, s.profile)
+    return fast.resume
 
 
 def _seal(function, *, private: dict, **state):
@@ -960,8 +985,7 @@ def _is_alive(thread) -> bool:
 
 # ----------------------------------------------------------------------- the audit hook
 
-def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE,
-          _setprofile=_SETPROFILE):
+def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE):
     """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
     if event == "object.__getattr__":   # the most frequent event: a frame's code read, say
         if id(args[0]) in s.ours or args[1] == "tb_frame":
@@ -988,7 +1012,7 @@ def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_
         # An interrupt inside the profile function switches it off: put it back. Returns it
         # missed may have left walks of frames that no longer run as they did.
         _forget_walks(s)
-        _setprofile(s.profile)
+        s.resume()
     if from_student and _STARTS(event, _REFUSED_FROM_STUDENT):
         s.write("tamper", f"{event} from student code")
         raise RuntimeError(f"coursekit: {event} is not allowed while grading")

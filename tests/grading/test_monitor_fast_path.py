@@ -1,0 +1,168 @@
+"""The monitor's fast paths in C (``coursekit/grading/fast_profile.c``, issue 24's cost).
+
+* they are built and used by the development install (``make .venv``), as by ``pip install``
+  where a compiler is at hand;
+* they decide as the Python profile function does: the same events are passed on to the
+  monitor's handlers, run for run (every branch of ``monitor._profile``'s first lines);
+* student code that imports the compiled module can neither replace its state nor set it
+  again behind the audit hook, and is still charged afterwards.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from monitor_harness import run
+
+pytestmark = pytest.mark.slow
+
+# Modules of each kind the monitor keeps (monitor.QUIET, WATCHED, CELLS and both), one it
+# does not know, and one whose entry is another module's globals; C functions the fast paths
+# know to be no target, one entry that is not the function, and a stand-in for fork_exec.
+DECISIONS = textwrap.dedent('''
+    import json, math, operator, sys, types
+    from coursekit.grading import monitor
+
+    SOURCE = """
+    import math, operator
+    def leaf(x):
+        return abs(x) + len([x]) + operator.neg(x)
+    def remember_me(x):
+        return leaf(x) + math.floor(x)
+    def run(x, other):
+        total = 0
+        for i in range(3):
+            total += leaf(x + i) + remember_me(i) + other.leaf(i)
+        return total + math.sqrt(4)
+    """
+    made = {}
+    for name in ("quiet", "watched", "cells", "both", "unknown", "stale"):
+        module = types.ModuleType(name)
+        exec(compile(SOURCE, f"/somewhere/{name}.py", "exec"), vars(module))
+        made[name] = module
+    modules, c_seen, returns, passed, calls = {}, {}, {}, [], [0]
+    for name, kind in (("quiet", monitor.QUIET), ("watched", monitor.WATCHED),
+                       ("cells", monitor.CELLS), ("both", monitor.WATCHED | monitor.CELLS)):
+        modules[id(vars(made[name]))] = (vars(made[name]), kind)
+    modules[id(vars(made["stale"]))] = (vars(made["quiet"]), monitor.QUIET)
+    c_seen[id(len)] = len
+    c_seen[id(abs)] = len
+
+    def on_call(frame):
+        passed.append(["call", frame.f_globals["__name__"], frame.f_code.co_name])
+        if frame.f_code.co_name == "remember_me":
+            returns[id(frame)] = (frame, None, None)
+
+    def on_c_call(frame, arg):
+        passed.append(["c_call", frame.f_globals["__name__"], arg.__name__])
+
+    def on_return(frame):
+        passed.append(["return", frame.f_globals["__name__"], frame.f_code.co_name])
+        returns.pop(id(frame), None)
+
+    def profile(frame, event, arg):
+        calls[0] += 1
+        return monitor._profile(frame, event, arg, modules, on_call, on_c_call, on_return,
+                                returns, c_seen, math.sqrt, operator.neg)
+
+    if sys.argv[1] == "python":
+        sys.setprofile(profile)
+    else:
+        from coursekit.grading import _fast_profile
+        _fast_profile.install(modules, c_seen, returns, math.sqrt, operator.neg, profile,
+                              profile)
+    for name in made:
+        made[name].run(1.5, made["quiet" if name != "quiet" else "cells"])
+    sys.setprofile(None)
+    print("PASSED", json.dumps({"passed": passed, "calls": calls[0]}))
+''')
+
+
+def _passed_on(tmp_path, mode: str) -> dict:
+    script = tmp_path / "decisions.py"
+    script.write_text(DECISIONS)
+    done = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0 and "PASSED " in done.stdout, done.stdout + done.stderr
+    return json.loads(done.stdout.split("PASSED ", 1)[1])
+
+
+def test_the_fast_paths_pass_on_what_the_python_profile_function_acts_on(tmp_path):
+    python, compiled = _passed_on(tmp_path, "python"), _passed_on(tmp_path, "c")
+    assert compiled["passed"] == python["passed"]
+    # The Python profile function ran for every event in one run, and in the other only for
+    # those it acts on.
+    assert python["calls"] > 3 * len(python["passed"]), python["calls"]
+    assert compiled["calls"] == len(compiled["passed"]), compiled["calls"]
+    seen = {tuple(event) for event in python["passed"]}
+    # Each branch was taken: the events the fast paths must pass on...
+    assert {("call", "watched", "leaf"), ("call", "both", "leaf"), ("call", "unknown", "leaf"),
+            ("call", "stale", "leaf"), ("c_call", "cells", "abs"), ("c_call", "cells", "floor"),
+            ("c_call", "unknown", "floor"), ("c_call", "stale", "floor"),
+            ("c_call", "quiet", "sqrt"), ("c_call", "quiet", "neg"),
+            ("return", "watched", "remember_me")} <= seen, sorted(seen)
+    # ...and those they return from at once.
+    assert not {("call", "quiet", "leaf"), ("call", "cells", "leaf"), ("c_call", "quiet", "floor"),
+                ("c_call", "watched", "floor"), ("c_call", "cells", "len"),
+                ("return", "watched", "leaf")} & seen, sorted(seen)
+
+
+def test_the_development_install_uses_the_compiled_fast_paths():
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent('''
+        import os, tempfile, threading
+        from coursekit.grading import monitor, _fast_profile
+        fifo = os.path.join(tempfile.mkdtemp(), "monitor")
+        os.mkfifo(fifo)
+        threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True).start()
+        monitor.install(fifo, [])
+        try:
+            _fast_profile.install({}, {}, {}, None, None, print, print)
+        except RuntimeError as error:
+            print("INSTALLED ALREADY:", error)
+    ''')], capture_output=True, text=True, timeout=300)
+    assert "INSTALLED ALREADY: the monitor's profile function is set already" in done.stdout, (
+        done.stdout + done.stderr)
+
+
+E4 = "lab01.train_two_layer_torch"
+STUDENT = '''
+import torch
+from coursekit.grading import _fast_profile, grade
+
+try:
+    _fast_profile.install({}, {}, {}, None, None, print, print)   # a blind state
+    print("INSTALLED")
+except RuntimeError as error:
+    print("REFUSED install:", error)
+_fast_profile.resume()   # refused by the audit hook (CPython reports it, raises nothing)
+print("OWN NAMES", sorted(n for n in dir(_fast_profile) if not n.startswith("__")))
+
+
+def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    losses = torch.empty(steps, device=x.device, dtype=x.dtype)
+    for t in range(steps):
+        a, b = w1.detach().requires_grad_(True), w2.detach().requires_grad_(True)
+        loss = (x.mm(a).clamp(min=0).mm(b) - y).pow(2).sum()
+        g1, g2 = torch.autograd.grad(loss, (a, b))
+        losses[t] = loss.detach()
+        w1, w2 = w1 - lr * g1, w2 - lr * g2
+    return w1, w2, losses
+
+
+grade("lab01.train_two_layer_torch", train_two_layer_torch)
+drive("lab01.train_two_layer_torch", "after")
+'''
+
+
+def test_student_code_cannot_replace_or_set_again_the_compiled_fast_paths(tmp_path):
+    found = run(tmp_path, STUDENT, [E4])
+    out = found.output
+    assert "REFUSED install: the monitor's profile function is set already" in out, out[-3000:]
+    assert "OWN NAMES ['install', 'resume']" in out, out[-3000:]
+    assert "sys.setprofile from student code" in found.kinds("refused"), found.reports
+    assert "torch.autograd.grad" in found.charged("after"), found.reports
