@@ -59,12 +59,16 @@ static int quiet_module(PyFrameObject *frame, long bit) {
 
 /* The Python profile function decides. If it raises (an interrupt, a MemoryError), the
    profile is switched off as CPython does for a Python profile function, and the audit hook
-   puts it back at the next audited event. */
+   puts it back at the next audited event. The exception goes on as it came: switching off
+   raises an audit event, whose refusal CPython only reports. */
 static int pass_on(PyFrameObject *frame, PyObject *event, PyObject *arg) {
     PyObject *result = PyObject_CallFunctionObjArgs(slow, (PyObject *)frame, event,
                                                     arg != NULL ? arg : Py_None, NULL);
     if (result == NULL) {
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
         PyEval_SetProfile(NULL, NULL);
+        PyErr_Restore(type, value, traceback);
         return -1;
     }
     Py_DECREF(result);

@@ -166,3 +166,61 @@ def test_student_code_cannot_replace_or_set_again_the_compiled_fast_paths(tmp_pa
     assert "OWN NAMES ['install', 'resume']" in out, out[-3000:]
     assert "sys.setprofile from student code" in found.kinds("refused"), found.reports
     assert "torch.autograd.grad" in found.charged("after"), found.reports
+
+
+# A profile function that raises, as an interrupt inside the monitor's would; with and without
+# an audit hook that refuses switching it off.
+RAISES = textwrap.dedent('''
+    import json, sys
+    refuse = sys.argv[2] == "refuse"
+
+    def hook(event, args):
+        if event == "sys.setprofile" and refuse and sys.getprofile() is not None:
+            raise RuntimeError("refused")
+
+    sys.addaudithook(hook)
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "target":
+            raise ValueError("inside the profile function")
+
+    def target():
+        return 1
+
+    if sys.argv[1] == "python":
+        sys.setprofile(profile)
+    else:
+        from coursekit.grading import _fast_profile
+        _fast_profile.install({}, {}, {}, None, None, profile, profile)
+    try:
+        target()
+        raised = None
+    except BaseException as error:
+        raised = type(error).__name__ + ": " + str(error)
+    on = sys.getprofile() is profile
+    if not on and sys.argv[1] == "c":
+        _fast_profile.resume()
+    print("RAISES", json.dumps([raised, on, sys.getprofile() is profile]))
+''')
+
+
+@pytest.mark.parametrize("refused", ["allow", "refuse"])
+def test_an_exception_in_the_python_profile_function_leaves_as_from_cpythons_own(tmp_path,
+                                                                              refused):
+    script = tmp_path / "raises.py"
+    script.write_text(RAISES)
+    found = {}
+    for mode in ("python", "c"):
+        done = subprocess.run([sys.executable, str(script), mode, refused], capture_output=True,
+                              text=True, timeout=300)
+        assert "RAISES " in done.stdout, done.stdout + done.stderr
+        found[mode] = json.loads(done.stdout.split("RAISES ", 1)[1])
+    # Switched off as CPython switches a Python profile function off (and set again by
+    # resume), or kept where the audit hook refused that.
+    assert found["c"][1] is found["python"][1] is (refused == "refuse"), found
+    assert found["c"][2] is True, found
+    # The exception goes on as it came (an interrupt stays one); CPython's own trampoline
+    # lets the audit hook's refusal replace it.
+    assert found["c"][0] == "ValueError: inside the profile function", found
+    assert found["python"][0] == ("RuntimeError: refused" if refused == "refuse"
+                                  else found["c"][0]), found
