@@ -8,9 +8,11 @@
    function decides again, in full (NOTE [Cost] in monitor.py).
 
    State is set once per process (install) and never handed out: student code that imports
-   this module can neither read it nor replace it. resume() puts the same profile back after
-   CPython switched it off (an exception left the profile function). Both set a profile
-   function, which the audit hook judges ("sys.setprofile"): from student code, refused. */
+   this module can neither read it nor replace it. install() also remembers which profile
+   function it leaves set, C or Python, and is_set() says whether that one is still this
+   thread's: sys.getprofile() cannot tell, since it answers the object a profile function was
+   set with, and a copy of this module loaded from another file has its own state and its own
+   C function. resume() sets the C one again. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
@@ -25,7 +27,8 @@ static PyObject *returns;       /* id(frame) -> what waits for the frame's retur
 static PyObject *fork_exec;     /* C functions the Python profile function always sees */
 static PyObject *start_thread;
 static PyObject *slow;          /* the Python profile function */
-static PyObject *shown;         /* what sys.getprofile() answers: the Python profile function */
+static Py_tracefunc set_function;  /* the profile function install() left set, and its object */
+static PyObject *set_object;
 static PyObject *call_event, *return_event, *c_call_event;
 
 static PyObject *frame_globals(PyFrameObject *frame) {
@@ -110,43 +113,73 @@ static int fast_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject 
     }
 }
 
+/* Whether this thread's profile function is the one install() left set. */
+static int is_set_here(void) {
+    PyThreadState *thread = PyThreadState_Get();
+    return set_function != NULL && thread->c_profilefunc == set_function
+        && thread->c_profileobj == set_object;
+}
+
+/* install(modules, c_seen, returns, fork_exec, start_thread, profile, compiled): once per
+   process. compiled: set this C function, with ``profile`` as its object; otherwise the
+   caller has set ``profile`` with sys.setprofile, and it is remembered as it is. */
 static PyObject *install(PyObject *module, PyObject *args) {
-    PyObject *m, *c, *r, *f, *t, *p, *s;
+    PyObject *m, *c, *r, *f, *t, *p;
+    int compiled;
     if (slow != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function is set already");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!O!O!OOOO:install", &PyDict_Type, &m, &PyDict_Type, &c,
-                          &PyDict_Type, &r, &f, &t, &p, &s))
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOp:install", &PyDict_Type, &m, &PyDict_Type, &c,
+                          &PyDict_Type, &r, &f, &t, &p, &compiled))
         return NULL;
     if (!PyCallable_Check(p)) {
         PyErr_SetString(PyExc_TypeError, "the Python profile function is not callable");
         return NULL;
     }
-    Py_INCREF(m); Py_INCREF(c); Py_INCREF(r); Py_INCREF(f); Py_INCREF(t); Py_INCREF(p);
-    Py_INCREF(s);
-    modules = m; c_seen = c; returns = r; fork_exec = f; start_thread = t; slow = p; shown = s;
-    PyEval_SetProfile(fast_profile, shown);
-    if (PyErr_Occurred())
-        return NULL;
+    if (compiled) {
+        /* Before the state: until it is set, the C function must never run. CPython reports
+           a refusal by the audit hook and raises nothing: is the function set? */
+        Py_INCREF(m); Py_INCREF(c); Py_INCREF(r); Py_INCREF(f); Py_INCREF(t); Py_INCREF(p);
+        modules = m; c_seen = c; returns = r; fork_exec = f; start_thread = t; slow = p;
+        PyEval_SetProfile(fast_profile, p);
+    }
+    PyThreadState *thread = PyThreadState_Get();
+    if (compiled ? thread->c_profilefunc != fast_profile : thread->c_profileobj != p) {
+        PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function could not be set");
+        return NULL;   /* the state stays: this module is spent either way */
+    }
+    if (!compiled) {
+        Py_INCREF(p);
+        slow = p;
+    }
+    set_function = thread->c_profilefunc;
+    set_object = p;
     Py_RETURN_NONE;
 }
 
+static PyObject *is_set(PyObject *module, PyObject *unused) {
+    return PyBool_FromLong(is_set_here());
+}
+
 static PyObject *resume(PyObject *module, PyObject *unused) {
-    if (slow == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function was never set");
+    if (set_function != fast_profile) {
+        PyErr_SetString(PyExc_RuntimeError, "the monitor's C profile function was never set");
         return NULL;
     }
-    PyEval_SetProfile(fast_profile, shown);
-    if (PyErr_Occurred())
+    PyEval_SetProfile(fast_profile, set_object);
+    if (!is_set_here()) {
+        PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function could not be set");
         return NULL;
+    }
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"install", install, METH_VARARGS,
-     "install(modules, c_seen, returns, fork_exec, start_thread, profile, shown): once."},
-    {"resume", resume, METH_NOARGS, "Set the installed profile function again."},
+     "install(modules, c_seen, returns, fork_exec, start_thread, profile, compiled): once."},
+    {"is_set", is_set, METH_NOARGS, "Whether this thread's profile function is the installed one."},
+    {"resume", resume, METH_NOARGS, "Set the installed C profile function again."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -156,6 +189,8 @@ static struct PyModuleDef definition = {
 };
 
 PyMODINIT_FUNC PyInit__fast_profile(void) {
+    if (call_event != NULL)   /* loaded again under another name: the same library's statics */
+        return PyModule_Create(&definition);
     call_event = PyUnicode_InternFromString("call");
     return_event = PyUnicode_InternFromString("return");
     c_call_event = PyUnicode_InternFromString("c_call");

@@ -42,8 +42,8 @@ code is an audited event in Python 3.11, so it is read only on those slower path
 was learnt about a code object is kept by identity. Those first lookups are also written in C
 (``fast_profile.c``, built with the package where a compiler is at hand): CPython calls that C
 function for every event, and it calls the Python profile function only for the events it
-does not return from at once, which decides them again in full. A thread's profile function
-is the Python one. What remains is CPython's own: while any profile function is set, Python
+does not return from at once, which decides them again in full. A new thread starts with the
+Python one, until its first audited event. What remains is CPython's own: while any profile function is set, Python
 3.11 runs every instruction unspecialized and makes a frame object for every call (measured
 by ``tests/benchmarks/bench_monitor_mechanisms.py``).
 
@@ -433,6 +433,7 @@ class _State:
         "info",
         "infos",
         "install_code",
+        "is_set",
         "last_open",
         "library",
         "matcher",
@@ -501,27 +502,34 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.own_codes = frozenset(id(_CODE_OF(f)) for g in private.values()
                             for f in g.values() if type(f) is _FUNCTION)
     _quiet_own(s)
-    s.resume = _set_profile(s)
-    threading.setprofile(profile)   # a thread's profile function is the Python one
+    s.resume, s.is_set = _set_profile(s, seal)
+    # A new thread starts with the Python profile function; the audit hook sets the C one at
+    # the thread's first audited event.
+    threading.setprofile(profile)
     sys.addaudithook(hook)
     s.write("ready", f"{len(targets)} targets")
 
 
-def _set_profile(s):
+def _set_profile(s, seal):
     """Set the profile function, with its fast paths in C where they were built
-    (``fast_profile.c``; NOTE [Cost]); return what sets it again. ``sys.getprofile()`` answers
-    the Python profile function either way."""
-    fast = None
-    if os.environ.get(PROFILE_ENV) != "python":
-        try:
-            from . import _fast_profile as fast
-        except ImportError:   # built without a compiler: the same decisions, in Python
-            fast = None
-    if fast is None:
+    (``fast_profile.c``; NOTE [Cost]). Return what sets it again, and what says whether it is
+    still this thread's: ``sys.getprofile()`` answers the object a profile function was set
+    with, which a copy of the compiled module (its own state) can be set with too."""
+    try:
+        from . import _fast_profile as fast
+    except ImportError:   # built without a compiler: the same decisions, in Python alone
         sys.setprofile(s.profile)
-        return functools.partial(_SETPROFILE, s.profile)
-    fast.install(s.modules, s.c_seen, s.walked, _FORK_EXEC, _START_THREAD, s.profile, s.profile)
-    return fast.resume
+        return functools.partial(_SETPROFILE, s.profile), seal(_profile_is_set, profile=s.profile)
+    compiled = os.environ.get(PROFILE_ENV) != "python"
+    if not compiled:
+        sys.setprofile(s.profile)
+    # Installed even when not used: once per process, so student code cannot install it.
+    fast.install(s.modules, s.c_seen, s.walked, _FORK_EXEC, _START_THREAD, s.profile, compiled)
+    return (fast.resume if compiled else functools.partial(_SETPROFILE, s.profile)), fast.is_set
+
+
+def _profile_is_set(*, profile, _getprofile=_GETPROFILE) -> bool:
+    return _getprofile() is profile
 
 
 def _seal(function, *, private: dict, **state):
@@ -985,7 +993,7 @@ def _is_alive(thread) -> bool:
 
 # ----------------------------------------------------------------------- the audit hook
 
-def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_GETPROFILE):
+def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME):
     """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
     if event == "object.__getattr__":   # the most frequent event: a frame's code read, say
         if id(args[0]) in s.ours or args[1] == "tb_frame":
@@ -1008,9 +1016,10 @@ def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME, _getprofile=_
         # subprocess, os and ctypes frames raise these: judge by who asked for them.
         origin = _origin(caller)
         from_student = origin is None or _code_info(origin.f_code, s=s)[1] is STUDENT
-    if event != "sys.setprofile" and _getprofile() is not s.profile:
-        # An interrupt inside the profile function switches it off: put it back. Returns it
-        # missed may have left walks of frames that no longer run as they did.
+    if event != "sys.setprofile" and not s.is_set():
+        # An interrupt inside the profile function switches it off: put it back (and a
+        # thread's Python one becomes the C one). Returns it missed may have left walks of
+        # frames that no longer run as they did.
         _forget_walks(s)
         s.resume()
     if from_student and _STARTS(event, _REFUSED_FROM_STUDENT):

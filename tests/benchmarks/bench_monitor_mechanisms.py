@@ -32,7 +32,7 @@ def _run(python: list[str], mode: str, env: dict) -> str:
 @pytest.mark.benchmark
 def test_monitor_mechanisms_on_311_and_312():
     lines = [_run([sys.executable], mode, dict(os.environ))
-             for mode in ("none", "noop", "fastpath")]
+             for mode in ("none", "noop", "fastpath", "compiled")]
     python312 = shutil.which("python3.12")
     if python312:
         env = {**os.environ, "PYENV_VERSION": "3.12.1"}

@@ -5,7 +5,9 @@
 * they decide as the Python profile function does: the same events are passed on to the
   monitor's handlers, run for run (every branch of ``monitor._profile``'s first lines);
 * student code that imports the compiled module can neither replace its state nor set it
-  again behind the audit hook, and is still charged afterwards.
+  again behind the audit hook, nor set a copy of it (its own state) that shows the monitor's
+  profile function to ``sys.getprofile()``; it is still charged afterwards, whichever profile
+  function the monitor runs.
 """
 from __future__ import annotations
 
@@ -74,8 +76,7 @@ DECISIONS = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install(modules, c_seen, returns, math.sqrt, operator.neg, profile,
-                              profile)
+        _fast_profile.install(modules, c_seen, returns, math.sqrt, operator.neg, profile, True)
     for name in made:
         made[name].run(1.5, made["quiet" if name != "quiet" else "cells"])
     sys.setprofile(None)
@@ -121,7 +122,7 @@ def test_the_development_install_uses_the_compiled_fast_paths():
         threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True).start()
         monitor.install(fifo, [])
         try:
-            _fast_profile.install({}, {}, {}, None, None, print, print)
+            _fast_profile.install({}, {}, {}, None, None, print, True)
         except RuntimeError as error:
             print("INSTALLED ALREADY:", error)
     ''')], capture_output=True, text=True, timeout=300)
@@ -135,7 +136,7 @@ import torch
 from coursekit.grading import _fast_profile, grade
 
 try:
-    _fast_profile.install({}, {}, {}, None, None, print, print)   # a blind state
+    _fast_profile.install({}, {}, {}, None, None, print, True)   # a blind state
     print("INSTALLED")
 except RuntimeError as error:
     print("REFUSED install:", error)
@@ -163,7 +164,7 @@ def test_student_code_cannot_replace_or_set_again_the_compiled_fast_paths(tmp_pa
     found = run(tmp_path, STUDENT, [E4])
     out = found.output
     assert "REFUSED install: the monitor's profile function is set already" in out, out[-3000:]
-    assert "OWN NAMES ['install', 'resume']" in out, out[-3000:]
+    assert "OWN NAMES ['install', 'is_set', 'resume']" in out, out[-3000:]
     assert "sys.setprofile from student code" in found.kinds("refused"), found.reports
     assert "torch.autograd.grad" in found.charged("after"), found.reports
 
@@ -191,7 +192,7 @@ RAISES = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install({}, {}, {}, None, None, profile, profile)
+        _fast_profile.install({}, {}, {}, None, None, profile, True)
     try:
         target()
         raised = None
@@ -224,3 +225,48 @@ def test_an_exception_in_the_python_profile_function_leaves_as_from_cpythons_own
     assert found["c"][0] == "ValueError: inside the profile function", found
     assert found["python"][0] == ("RuntimeError: refused" if refused == "refuse"
                                   else found["c"][0]), found
+
+
+# A copy of the compiled module, loaded from another file, has state of its own: set with a
+# profile function that does nothing, shown to sys.getprofile() as the monitor's, through a
+# slot (the frame is at no call instruction, so the audit hook lets a profile change through
+# as it lets CPython's own switching off through). Found by a helper who read the change.
+COPY = '''
+import functools, importlib.util, os, shutil, sys, tempfile
+import torch
+from coursekit.grading import _fast_profile, grade
+
+copy = os.path.join(tempfile.mkdtemp(), os.path.basename(_fast_profile.__file__))
+shutil.copyfile(_fast_profile.__file__, copy)
+twin = importlib.util.module_from_spec(importlib.util.spec_from_file_location("_fast_profile",
+                                                                              copy))
+shown = sys.getprofile()
+# Every module known, and quiet: the Python profile function would never hear of a call.
+quiet = {id(vars(m)): (vars(m), 0) for m in list(sys.modules.values())
+         if type(getattr(m, "__dict__", None)) is dict}
+quiet[id(globals())] = (globals(), 0)
+
+
+class Setter:
+    __getitem__ = functools.partial(twin.install, quiet, {}, {}, None, None, shown)
+    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, None, None)
+
+
+try:
+    Setter()[shown] = True          # the monitor's own module, unused by a Python monitor
+except RuntimeError as error:
+    print("REFUSED own:", error)
+Setter()[True]
+print("COPY SET")
+''' + STUDENT.split("print(\"OWN NAMES\"", 1)[1].split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("profile", ["compiled", "python"])
+def test_a_copy_of_the_compiled_module_set_by_student_code_blinds_nothing(tmp_path, monkeypatch,
+                                                                        profile):
+    if profile == "python":
+        monkeypatch.setenv("COURSEKIT_MONITOR_PROFILE", "python")
+    found = run(tmp_path, COPY, [E4])
+    assert "REFUSED own: the monitor's profile function is set already" in found.output, (
+        found.output[-3000:])
+    assert "torch.autograd.grad" in found.charged("after"), found.reports

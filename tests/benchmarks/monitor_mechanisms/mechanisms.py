@@ -1,6 +1,7 @@
 """The monitor's mechanisms on Python 3.11 and 3.12, same workload: student code (a code object
 of its own) driving a pure-Python library. Modes: none; a no-op profile function; a profile
-function with the monitor's fast paths (a dict lookup by module); sys.monitoring (3.12 only)
+function with the monitor's fast paths (a dict lookup by module), in Python and in C (the
+grading monitor's coursekit/grading/fast_profile.c); sys.monitoring (3.12 only)
 with events on the student's code objects only (CALL: what it calls) and PY_START on one
 target code object (the library's backward). See ../bench_monitor_mechanisms.py."""
 import sys, time, os
@@ -51,6 +52,22 @@ elif mode == "fastpath":
                 reported.append(1)
             modules[_id(g)] = 1 if g is lib else 2
     sys.setprofile(profile)
+elif mode == "compiled":
+    # The same fast path in C (coursekit/grading/fast_profile.c): CPython calls it for every
+    # event; it calls this Python function only for what it does not return from at once.
+    import _thread
+    from coursekit.grading import _fast_profile
+    modules, c_seen, returns = {}, {}, {}
+    target = minigrad.Value.backward.__code__
+    def learn(frame, event, arg, lib=minigrad.__dict__):
+        g = frame.f_globals
+        if event == "call":
+            if frame.f_code is target:
+                reported.append(1)
+            modules[id(g)] = (g, 1 if g is lib else 2)
+        elif event == "c_call" and id(g) not in modules:
+            modules[id(g)] = (g, 0 if g is lib else 2)
+    _fast_profile.install(modules, c_seen, returns, None, _thread.start_new_thread, learn, True)
 elif mode == "monitoring":
     mon = sys.monitoring
     TOOL = mon.PROFILER_ID
