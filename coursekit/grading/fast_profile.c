@@ -62,15 +62,22 @@ static int quiet_module(PyFrameObject *frame, long bit) {
 
 /* The Python profile function decides. If it raises (an interrupt, a MemoryError), the
    profile is switched off as CPython does for a Python profile function, and the audit hook
-   puts it back at the next audited event. The exception goes on as it came: switching off
-   raises an audit event, whose refusal CPython only reports. */
+   puts it back at the next audited event. The exception goes on as it came (an interrupt
+   stays one): switching off raises an audit event, and a refusal is dropped here, not handed
+   to sys.unraisablehook (student code may have replaced it, and it would run here, where
+   nothing is profiled). */
 static int pass_on(PyFrameObject *frame, PyObject *event, PyObject *arg) {
     PyObject *result = PyObject_CallFunctionObjArgs(slow, (PyObject *)frame, event,
                                                     arg != NULL ? arg : Py_None, NULL);
     if (result == NULL) {
         PyObject *type, *value, *traceback;
         PyErr_Fetch(&type, &value, &traceback);
+#if PY_VERSION_HEX < 0x030C0000
+        if (_PyEval_SetProfile(PyThreadState_Get(), NULL, NULL) < 0)
+            PyErr_Clear();
+#else
         PyEval_SetProfile(NULL, NULL);
+#endif
         PyErr_Restore(type, value, traceback);
         return -1;
     }

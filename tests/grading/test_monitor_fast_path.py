@@ -180,6 +180,7 @@ RAISES = textwrap.dedent('''
             raise RuntimeError("refused")
 
     sys.addaudithook(hook)
+    sys.unraisablehook = lambda unraisable: print("UNRAISABLE", unraisable.exc_value)
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code.co_name == "target":
@@ -215,6 +216,7 @@ def test_an_exception_in_the_python_profile_function_leaves_as_from_cpythons_own
         done = subprocess.run([sys.executable, str(script), mode, refused], capture_output=True,
                               text=True, timeout=300)
         assert "RAISES " in done.stdout, done.stdout + done.stderr
+        assert "UNRAISABLE" not in done.stdout, done.stdout   # no code of anyone's runs there
         found[mode] = json.loads(done.stdout.split("RAISES ", 1)[1])
     # Switched off as CPython switches a Python profile function off (and set again by
     # resume), or kept where the audit hook refused that.
