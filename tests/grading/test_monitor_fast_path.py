@@ -113,7 +113,7 @@ def test_the_fast_paths_pass_on_what_the_python_profile_function_acts_on(tmp_pat
                 ("return", "watched", "leaf")} & seen, sorted(seen)
 
 
-def test_the_development_install_uses_the_compiled_fast_paths():
+def test_the_development_install_uses_the_compiled_fast_paths_in_every_thread():
     done = subprocess.run([sys.executable, "-c", textwrap.dedent('''
         import os, tempfile, threading
         from coursekit.grading import monitor, _fast_profile
@@ -125,9 +125,19 @@ def test_the_development_install_uses_the_compiled_fast_paths():
             _fast_profile.install({}, {}, {}, None, None, print, True)
         except RuntimeError as error:
             print("INSTALLED ALREADY:", error)
+        print("MAIN THREAD", _fast_profile.is_set())
+
+        def thread():
+            open(os.devnull).close()   # an audited event: the thread's profile becomes C
+            print("NEW THREAD", _fast_profile.is_set())
+
+        started = threading.Thread(target=thread)
+        started.start()
+        started.join()
     ''')], capture_output=True, text=True, timeout=300)
-    assert "INSTALLED ALREADY: the monitor's profile function is set already" in done.stdout, (
-        done.stdout + done.stderr)
+    out = done.stdout + done.stderr
+    assert "INSTALLED ALREADY: the monitor's profile function is set already" in out, out
+    assert "MAIN THREAD True" in out and "NEW THREAD True" in out, out
 
 
 E4 = "lab01.train_two_layer_torch"
