@@ -58,7 +58,7 @@ test-under-load: $(STAMP)
 # Too slow for every `make test` (minutes); nightly-style CI runs it. MUTANT_JOBS=N workers.
 mutants: $(STAMP)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
-	  $(BIN)/python -m autograder.mechanical $(LABS)
+	  PYTHONPATH=tests $(BIN)/python -m tooling.mechanical $(LABS)
 
 # Every solution scored under SECRETS students' hidden seeds (default 10): a check that fails a
 # right answer on rare seeds shows here, not in a student's grade. Minutes per lab.

@@ -55,7 +55,7 @@ _._repr_pretty_
 _.cycle
 _._render_traceback_
 
-# cosmic-ray's operator API (autograder/mechanical.py)
+# cosmic-ray's operator API (tests/tooling/mechanical.py)
 _.mutation_positions
 _.mutate
 _.examples

@@ -1,4 +1,4 @@
-"""`coursekit similarity` on the planted-copy class (:mod:`autograder.planted_class`).
+"""`coursekit similarity` on the planted-copy class (:mod:`tooling.planted_class`).
 
 Every lab's class holds the solution, five disguised copies of it, answers pasted from the
 reference source and the honest right answers of ``tests/mutants`` written differently. The
@@ -17,7 +17,7 @@ import pytest
 from autograder import commands
 from coursekit import course as manifest
 from autograder.publish import similarity as sim
-from autograder.planted_class import DISGUISES, REFERENCE_COPIES, planted_class
+from tooling.planted_class import DISGUISES, REFERENCE_COPIES, planted_class
 from machine_load import scaled
 
 REPO = Path(__file__).resolve().parents[2]

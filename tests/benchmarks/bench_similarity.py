@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.planted_class import planted_class, rename_variables
+from tooling.planted_class import planted_class, rename_variables
 from autograder.publish import similarity as sim
 from coursekit import course as manifest
 

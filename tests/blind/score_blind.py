@@ -19,13 +19,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))   # the test suite's tooling
 # As in tests/conftest.py: JAX reads XLA_FLAGS once, at its first import, and lab08's
 # data-parallel checks need two host devices whichever lab imports JAX first.
 if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                + " --xla_force_host_platform_device_count=2").strip()
 
-from autograder.mutants import MUTANT_SECRET, Harness
+from tooling.mutants import MUTANT_SECRET, Harness
 from coursekit import course as manifest
 
 SECRETS = (MUTANT_SECRET, "blind-corpus-second-student")

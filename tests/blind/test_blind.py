@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import Harness
+from tooling.mutants import Harness
 from coursekit import course as manifest
 from score_blind import ROUNDS, corpus
 

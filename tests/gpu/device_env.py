@@ -8,7 +8,7 @@ The GPU check needs a few more, pure Python but for ``pyzmq``, ``rpds-py`` and `
 are installed there into a folder of their own (:func:`install`), timed.
 
 NOTE [why these and not nbgrader]
-    The in-process harness (``autograder.mutants.Harness``) reads notebooks with nbformat and
+    The in-process harness (``tooling.mutants.Harness``) reads notebooks with nbformat and
     turns IPython syntax into Python with IPython's transformer; ``coursekit.notebook.score`` imports
     ``coursekit.notebook.execute`` at module level, which imports nbclient and zmq (used only to run
     kernels, which the harness never starts). nbgrader, needed only to build the student
@@ -65,7 +65,7 @@ CARRIED = (
     "rpds-py", "traitlets", "jupyter-core", "platformdirs",
     # imported by coursekit.notebook.execute at module level (kernels: never started here)
     "nbclient", "jupyter-client", "pyzmq", "tornado",
-    # IPython's input transformer (autograder.mutants._python) and IPython.display
+    # IPython's input transformer (tooling.mutants._python) and IPython.display
     # (coursekit.viz): IPython 9 imports its terminal, completer and traceback packages
     # (prompt_toolkit, jedi, stack_data) lazily, and neither path reaches them
     "ipython",

@@ -46,6 +46,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+if str(REPO / "tests") not in sys.path:   # the test suite's tooling
+    sys.path.insert(0, str(REPO / "tests"))
 
 TAIL = 2000  # characters of a failing cell's output kept in the report
 
@@ -100,7 +102,7 @@ def _close_figures() -> None:
 
 def run_notebook(notebook: Any, device: str, log: Any) -> dict[str, Any]:
     """Every code cell of ``notebook`` (a ``LabNotebook``) in order, on ``device``."""
-    from autograder.mutants import _run_cell
+    from tooling.mutants import _run_cell
 
     os.environ["COURSEKIT_DEVICE"] = device
     namespace: dict[str, Any] = {"__name__": "__main__"}
@@ -149,7 +151,7 @@ def solution_harness(lab_id: str) -> Any:
     the device machine has no nbgrader and solutions need no stubs, so this harness leaves
     it out. It also keeps each ``score`` call's drives (what was expected and observed).
     """
-    from autograder.mutants import Harness
+    from tooling.mutants import Harness
     from coursekit.course import load_course
     from coursekit.notebook import cells as lab_cells
 

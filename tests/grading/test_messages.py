@@ -108,7 +108,7 @@ def test_a_later_check_says_it_depends_on_the_failing_earlier_exercise():
     so, and nothing else, instead of a hint about recording the loss."""
     from pathlib import Path
 
-    from autograder.mutants import Harness
+    from tooling.mutants import Harness
     from coursekit import course as manifest
     from coursekit.notebook.score import CellScore, explain_dependencies
 

@@ -1,7 +1,7 @@
 """Every lab's check programs, beyond what the shared mutant suite (tests/mutants) proves.
 
 The mutant suite proves each wrong answer loses points under every grade secret. Here the same
-in-process harness (:class:`autograder.mutants.Harness`) runs right answers under several
+in-process harness (:class:`tooling.mutants.Harness`) runs right answers under several
 secrets, each standing for another student's hidden seeds:
 
 * the solution gets full marks under every secret, so the checks do not flake;
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import Harness, load_mutants, mutants_path
+from tooling.mutants import Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]

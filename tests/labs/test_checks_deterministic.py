@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.mutants import Harness, load_mutants, mutants_path
+from tooling.mutants import Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 from coursekit.grading.program import Case, get_check
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import Harness, load_mutants, mutants_path
+from tooling.mutants import Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]

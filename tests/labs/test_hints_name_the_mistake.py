@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import Harness, load_mutants, mutants_path
+from tooling.mutants import Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 from coursekit.notebook.score import CellScore, explain_dependencies
 

@@ -1,4 +1,4 @@
-"""The mechanical mutants' bookkeeping (autograder/mechanical.py), without judging any mutant.
+"""The mechanical mutants' bookkeeping (tests/tooling/mechanical.py), without judging any mutant.
 
 Judging every mutant takes minutes and runs in `make mutants`; here, fast: the operators make
 mutants of what students write only, every listed equivalent mutant is still made (a stale
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from coursekit import course as manifest
-from autograder.mechanical import DeleteStatement, OPERATORS, generate, load_equivalent, student_lines
-from autograder.mutants import Harness
+from tooling.mechanical import DeleteStatement, OPERATORS, generate, load_equivalent, student_lines
+from tooling.mutants import Harness
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = manifest.load_course(REPO)
@@ -61,7 +61,7 @@ def test_every_listed_equivalent_mutant_is_still_made_and_says_why(lab_id):
 
 
 def test_an_unknown_lab_is_a_clear_error_before_any_mutant_is_judged(capsys):
-    from autograder.mechanical import main
+    from tooling.mechanical import main
 
     assert main(["lab99_missing"]) == 2
     err = capsys.readouterr().err

@@ -1,10 +1,10 @@
 """The mutant suite: every realistic wrong answer in tests/mutants/<lab>.py loses points,
 under every student's hidden seeds, every solution gets full marks, every untouched stub gets
-zero (see autograder/mutants.py).
+zero (see tests/tooling/mutants.py).
 
 Fast by design: in-process, only setup cells, earlier answers and the answer under test run;
 the checks cell's grade() calls are judged by the grader's own scoring. The session summary
-prints the kill rate per lab (also: `python -m autograder.mutants`).
+prints the kill rate per lab (also: `python -m tooling.mutants`).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import MIN_MUTANTS, MUTANT_SECRET, Harness, load_mutants, mutants_path
+from tooling.mutants import MIN_MUTANTS, MUTANT_SECRET, Harness, load_mutants, mutants_path
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]

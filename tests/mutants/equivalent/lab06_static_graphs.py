@@ -1,5 +1,5 @@
 """Mechanical mutants of lab06_static_graphs that behave like the solution (see
-autograder/mechanical.py).
+tests/tooling/mechanical.py).
 
 Each entry: (answer, the solution's line, the mutant's line, why they behave the same).
 """

@@ -1,4 +1,4 @@
-"""Mechanical mutants of lab08_jax that behave like the solution (see autograder/mechanical.py).
+"""Mechanical mutants of lab08_jax that behave like the solution (see tests/tooling/mechanical.py).
 
 Each entry: (answer, the solution's line, the mutant's line, why they behave the same).
 """

@@ -1,6 +1,6 @@
 """Mechanical mutants: cosmic-ray's operators applied to every answer cell, judged by the grader.
 
-The hand-written suite (:mod:`autograder.mutants`) holds the bugs people imagine. This module
+The hand-written suite (:mod:`tooling.mutants`) holds the bugs people imagine. This module
 adds the ones nobody imagines: every arithmetic, comparison, constant, boolean, loop and
 statement mutation of each solution's answer cells, made by cosmic-ray's operators
 (https://cosmic-ray.readthedocs.io).
@@ -20,13 +20,13 @@ How a run goes, per lab:
 2. every operator of :data:`OPERATORS` is applied at every occurrence; mutants that are not
    valid Python, or that equal the solution or an earlier mutant once parsed, are counted and
    not judged;
-3. each mutant is scored with :class:`autograder.mutants.Harness`, exactly as the hand-written
+3. each mutant is scored with :class:`tooling.mutants.Harness`, exactly as the hand-written
    ones, under two grade secrets: that yields three seeds, the visible (public) one and two
    hidden ones. A mutant is **killed** only if it loses points on every seed;
 4. mutants listed in ``tests/mutants/equivalent/<lab>.py`` (``EQUIVALENT``: answer, the line
    before, the line after, a one-line reason) are reported as equivalent, never dropped.
 
-``python -m autograder.mechanical [LAB...]`` (``make mutants``) prints the table and writes
+``python -m tooling.mechanical [LAB...]`` (``make mutants``) prints the table and writes
 ``tests/mutants/mechanical_results.json``, which the end of ``make test`` summarises.
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ from cosmic_ray.mutating import mutate_code
 from cosmic_ray.operators.operator import Operator
 from cosmic_ray.plugins import get_operator
 
-from autograder.mutants import MUTANT_SECRET, Harness, load_mutants, mutants_path
+from tooling.mutants import MUTANT_SECRET, Harness, load_mutants, mutants_path
 from coursekit.course import Course, Lab, ManifestError, load_course
 
 SECRETS = (MUTANT_SECRET, "mechanical-second")  # two students' hidden seeds
@@ -363,7 +363,7 @@ def table(report: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.mechanical",
+        prog="PYTHONPATH=tests python -m tooling.mechanical",
         description="Mechanical mutants of every answer cell, judged by the grader; prints the "
                     "kill rates and writes tests/mutants/mechanical_results.json "
                     "(MUTANT_JOBS=N worker processes, default 2).")

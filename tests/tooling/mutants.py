@@ -15,7 +15,7 @@ rest of the notebook, so the whole suite stays fast enough for CI:
    (:func:`coursekit.notebook.score.score_checks_cell`). Delegation is judged by what runs, with the
    monitor's own rule (:mod:`coursekit.grading.watch`), as in a grading kernel.
 
-A mutant is *killed* when it loses points. ``python -m autograder.mutants`` prints the kill
+A mutant is *killed* when it loses points. ``python -m tooling.mutants`` prints the kill
 rate per lab.
 """
 from __future__ import annotations

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.mutants import load_mutants, mutants_path
+from tooling.mutants import load_mutants, mutants_path
 from coursekit.course import Course, Lab
 from coursekit.notebook import cells as lab_cells
 from coursekit.notebook.cells import ANSWER
