@@ -24,6 +24,8 @@
 static PyObject *modules;       /* id(globals) -> (globals, kind) */
 static PyObject *c_seen;        /* id(C function) -> the function: no target, nor special */
 static PyObject *returns;       /* id(frame) -> what waits for the frame's return */
+static PyObject *infos;         /* id(code) -> (code, kind, patterns, special) */
+static PyObject *library;       /* the kind of library code (monitor.LIBRARY) */
 static PyObject *fork_exec;     /* C functions the Python profile function always sees */
 static PyObject *start_thread;
 static PyObject *slow;          /* the Python profile function */
@@ -40,11 +42,16 @@ static PyObject *frame_globals(PyFrameObject *frame) {
 #endif
 }
 
-/* The module ``frame`` runs in is known, and none of the ``bit`` events there are watched. */
-static int quiet_module(PyFrameObject *frame, long bit) {
+#define UNKNOWN 0
+#define QUIET 1
+#define KNOWN_WATCHED 2
+
+/* What is known of the module ``frame`` runs in: UNKNOWN, QUIET (none of the ``bit`` events
+   there are watched) or KNOWN_WATCHED. */
+static int module_state(PyFrameObject *frame, long bit) {
     PyObject *globals = frame_globals(frame);
     PyObject *key = PyLong_FromVoidPtr(globals);
-    int quiet = 0;
+    int state = UNKNOWN;
     if (key != NULL) {
         PyObject *known = PyDict_GetItemWithError(modules, key);   /* borrowed */
         Py_DECREF(key);
@@ -52,11 +59,37 @@ static int quiet_module(PyFrameObject *frame, long bit) {
                 && PyTuple_GET_ITEM(known, 0) == globals
                 && PyLong_CheckExact(PyTuple_GET_ITEM(known, 1))) {
             long kind = PyLong_AsLong(PyTuple_GET_ITEM(known, 1));
-            quiet = kind != -1 && !(kind & bit);
+            if (kind != -1)
+                state = kind & bit ? KNOWN_WATCHED : QUIET;
         }
     }
     PyErr_Clear();
     Py_DECREF(globals);
+    return state;
+}
+
+static int quiet_module(PyFrameObject *frame, long bit) {
+    return module_state(frame, bit) == QUIET;
+}
+
+/* The code ``frame`` runs is library code known to be no target, nor special. */
+static int quiet_code(PyFrameObject *frame) {
+    PyCodeObject *code = PyFrame_GetCode(frame);   /* a new reference */
+    PyObject *key = PyLong_FromVoidPtr(code);
+    int quiet = 0;
+    if (key != NULL) {
+        PyObject *info = PyDict_GetItemWithError(infos, key);   /* borrowed */
+        Py_DECREF(key);
+        if (info != NULL && PyTuple_CheckExact(info) && PyTuple_GET_SIZE(info) == 4
+                && PyTuple_GET_ITEM(info, 0) == (PyObject *)code
+                && PyTuple_GET_ITEM(info, 1) == library
+                && PyTuple_CheckExact(PyTuple_GET_ITEM(info, 2))
+                && PyTuple_GET_SIZE(PyTuple_GET_ITEM(info, 2)) == 0
+                && PyTuple_GET_ITEM(info, 3) == Py_None)
+            quiet = 1;
+    }
+    PyErr_Clear();
+    Py_DECREF(code);
     return quiet;
 }
 
@@ -102,8 +135,13 @@ static int fast_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject 
         return 0;
     }
     case PyTrace_CALL:
-        if (quiet_module(frame, WATCHED))
+        switch (module_state(frame, WATCHED)) {
+        case QUIET:
             return 0;
+        case KNOWN_WATCHED:
+            if (quiet_code(frame))
+                return 0;
+        }
         return pass_on(frame, call_event, arg);
     case PyTrace_RETURN: {
         PyObject *key = PyLong_FromVoidPtr(frame);
@@ -127,18 +165,19 @@ static int is_set_here(void) {
         && thread->c_profileobj == set_object;
 }
 
-/* install(modules, c_seen, returns, fork_exec, start_thread, profile, compiled): once per
+/* install(modules, c_seen, returns, infos, library, fork_exec, start_thread, profile,
+   compiled): once per
    process. compiled: set this C function, with ``profile`` as its object; otherwise the
    caller has set ``profile`` with sys.setprofile, and it is remembered as it is. */
 static PyObject *install(PyObject *module, PyObject *args) {
-    PyObject *m, *c, *r, *f, *t, *p;
+    PyObject *m, *c, *r, *i, *l, *f, *t, *p;
     int compiled;
     if (slow != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function is set already");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!O!O!OOOp:install", &PyDict_Type, &m, &PyDict_Type, &c,
-                          &PyDict_Type, &r, &f, &t, &p, &compiled))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOp:install", &PyDict_Type, &m, &PyDict_Type, &c,
+                          &PyDict_Type, &r, &PyDict_Type, &i, &l, &f, &t, &p, &compiled))
         return NULL;
     if (!PyCallable_Check(p)) {
         PyErr_SetString(PyExc_TypeError, "the Python profile function is not callable");
@@ -147,8 +186,10 @@ static PyObject *install(PyObject *module, PyObject *args) {
     if (compiled) {
         /* Before the state: until it is set, the C function must never run. CPython reports
            a refusal by the audit hook and raises nothing: is the function set? */
-        Py_INCREF(m); Py_INCREF(c); Py_INCREF(r); Py_INCREF(f); Py_INCREF(t); Py_INCREF(p);
-        modules = m; c_seen = c; returns = r; fork_exec = f; start_thread = t; slow = p;
+        Py_INCREF(m); Py_INCREF(c); Py_INCREF(r); Py_INCREF(i); Py_INCREF(l); Py_INCREF(f);
+        Py_INCREF(t); Py_INCREF(p);
+        modules = m; c_seen = c; returns = r; infos = i; library = l; fork_exec = f;
+        start_thread = t; slow = p;
         PyEval_SetProfile(fast_profile, p);
     }
     PyThreadState *thread = PyThreadState_Get();
@@ -184,7 +225,8 @@ static PyObject *resume(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"install", install, METH_VARARGS,
-     "install(modules, c_seen, returns, fork_exec, start_thread, profile, compiled): once."},
+     "install(modules, c_seen, returns, infos, library, fork_exec, start_thread, profile, "
+     "compiled): once."},
     {"is_set", is_set, METH_NOARGS, "Whether this thread's profile function is the installed one."},
     {"resume", resume, METH_NOARGS, "Set the installed C profile function again."},
     {NULL, NULL, 0, NULL},

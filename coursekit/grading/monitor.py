@@ -493,7 +493,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     on_return = seal(_on_return, s=s)
     s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
                                on_c_call=on_c_call, on_return=on_return, returns=s.walked,
-                               c_seen=s.c_seen)
+                               c_seen=s.c_seen, infos=s.infos)
     hook = seal(_hook, s=s, handlers={event: seal(handler)
                                       for event, handler in _HANDLERS.items()})
     # The monitor's own functions: reading or changing them, or their frames, is refused.
@@ -524,7 +524,8 @@ def _set_profile(s, seal):
     if not compiled:
         sys.setprofile(s.profile)
     # Installed even when not used: once per process, so student code cannot install it.
-    fast.install(s.modules, s.c_seen, s.walked, _FORK_EXEC, _START_THREAD, s.profile, compiled)
+    fast.install(s.modules, s.c_seen, s.walked, s.infos, LIBRARY, _FORK_EXEC, _START_THREAD,
+                 s.profile, compiled)
     return (fast.resume if compiled else functools.partial(_SETPROFILE, s.profile)), fast.is_set
 
 
@@ -607,7 +608,7 @@ def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
 
 def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
              returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
-             _id=id):
+             infos=None, _library=LIBRARY, _id=id, _tuple=tuple, _type=type):
     """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
     one or two dictionary lookups; everything else is a sealed handler. (Its state is in
     positional defaults: keyword-only ones cost a lookup each, at every call.)"""
@@ -627,8 +628,16 @@ def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_r
     if event == "call":
         globals_ = frame.f_globals
         known = modules.get(_id(globals_))
-        if known is not None and known[0] is globals_ and not known[1] & 1:
-            return
+        if known is not None and known[0] is globals_:
+            if not known[1] & 1:
+                return
+            # A watched module: library code known to be no target, nor special, has nothing
+            # for _on_call to do (its module is known already).
+            code = frame.f_code
+            info = infos.get(_id(code))
+            if (info is not None and info[0] is code and info[1] is _library
+                    and _type(info[2]) is _tuple and not info[2] and info[3] is None):
+                return
         return on_call(frame)
     if event == "return" and _id(frame) in returns:
         return on_return(frame)

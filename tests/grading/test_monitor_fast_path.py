@@ -54,6 +54,17 @@ DECISIONS = textwrap.dedent('''
     modules[id(vars(made["stale"]))] = (vars(made["quiet"]), monitor.QUIET)
     c_seen[id(len)] = len
     c_seen[id(abs)] = len
+    # What the monitor learnt of code objects: in a watched module, library code that is no
+    # target, nor special, is all a call event can be about; anything else is passed on.
+    infos = {}
+    watched, both = vars(made["watched"]), vars(made["both"])
+    for code, info in ((watched["leaf"].__code__, (monitor.LIBRARY, (), None)),
+                       (watched["remember_me"].__code__, (monitor.LIBRARY, (), monitor.DRIVE)),
+                       (watched["run"].__code__, (monitor.LIBRARY, (), None)),
+                       (both["leaf"].__code__, (monitor.LIBRARY, ("torch.x",), None)),
+                       (both["run"].__code__, (monitor.GRADING, (), None))):
+        infos[id(code)] = (code, *info)
+    infos[id(watched["run"].__code__)] = (both["run"].__code__, monitor.LIBRARY, (), None)
 
     def on_call(frame):
         passed.append(["call", frame.f_globals["__name__"], frame.f_code.co_name])
@@ -70,13 +81,14 @@ DECISIONS = textwrap.dedent('''
     def profile(frame, event, arg):
         calls[0] += 1
         return monitor._profile(frame, event, arg, modules, on_call, on_c_call, on_return,
-                                returns, c_seen, math.sqrt, operator.neg)
+                                returns, c_seen, math.sqrt, operator.neg, infos)
 
     if sys.argv[1] == "python":
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install(modules, c_seen, returns, math.sqrt, operator.neg, profile, True)
+        _fast_profile.install(modules, c_seen, returns, infos, monitor.LIBRARY, math.sqrt,
+                              operator.neg, profile, True)
     for name in made:
         made[name].run(1.5, made["quiet" if name != "quiet" else "cells"])
     sys.setprofile(None)
@@ -102,13 +114,15 @@ def test_the_fast_paths_pass_on_what_the_python_profile_function_acts_on(tmp_pat
     assert compiled["calls"] == len(compiled["passed"]), compiled["calls"]
     seen = {tuple(event) for event in python["passed"]}
     # Each branch was taken: the events the fast paths must pass on...
-    assert {("call", "watched", "leaf"), ("call", "both", "leaf"), ("call", "unknown", "leaf"),
+    assert {("call", "watched", "remember_me"), ("call", "watched", "run"),
+            ("call", "both", "leaf"), ("call", "both", "run"), ("call", "unknown", "leaf"),
             ("call", "stale", "leaf"), ("c_call", "cells", "abs"), ("c_call", "cells", "floor"),
             ("c_call", "unknown", "floor"), ("c_call", "stale", "floor"),
             ("c_call", "quiet", "sqrt"), ("c_call", "quiet", "neg"),
             ("return", "watched", "remember_me")} <= seen, sorted(seen)
     # ...and those they return from at once.
-    assert not {("call", "quiet", "leaf"), ("call", "cells", "leaf"), ("c_call", "quiet", "floor"),
+    assert not {("call", "quiet", "leaf"), ("call", "cells", "leaf"), ("call", "watched", "leaf"),
+                ("c_call", "quiet", "floor"),
                 ("c_call", "watched", "floor"), ("c_call", "cells", "len"),
                 ("return", "watched", "leaf")} & seen, sorted(seen)
 
@@ -122,7 +136,7 @@ def test_the_development_install_uses_the_compiled_fast_paths_in_every_thread():
         threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True).start()
         monitor.install(fifo, [])
         try:
-            _fast_profile.install({}, {}, {}, None, None, print, True)
+            _fast_profile.install({}, {}, {}, {}, None, None, None, print, True)
         except RuntimeError as error:
             print("INSTALLED ALREADY:", error)
         print("MAIN THREAD", _fast_profile.is_set())
@@ -146,7 +160,7 @@ import torch
 from coursekit.grading import _fast_profile, grade
 
 try:
-    _fast_profile.install({}, {}, {}, None, None, print, True)   # a blind state
+    _fast_profile.install({}, {}, {}, {}, None, None, None, print, True)   # a blind state
     print("INSTALLED")
 except RuntimeError as error:
     print("REFUSED install:", error)
@@ -203,7 +217,7 @@ RAISES = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install({}, {}, {}, None, None, profile, True)
+        _fast_profile.install({}, {}, {}, {}, None, None, None, profile, True)
     try:
         target()
         raised = None
@@ -260,8 +274,8 @@ quiet[id(globals())] = (globals(), 0)
 
 
 class Setter:
-    __getitem__ = functools.partial(twin.install, quiet, {}, {}, None, None, shown)
-    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, None, None)
+    __getitem__ = functools.partial(twin.install, quiet, {}, {}, {}, None, None, None, shown)
+    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, {}, None, None, None)
 
 
 try:
