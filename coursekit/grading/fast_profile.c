@@ -25,7 +25,7 @@ static PyObject *modules;       /* id(globals) -> (globals, kind) */
 static PyObject *c_seen;        /* id(C function) -> the function: no target, nor special */
 static PyObject *returns;       /* id(frame) -> what waits for the frame's return */
 static PyObject *infos;         /* id(code) -> (code, kind, patterns, special) */
-static PyObject *library;       /* the kind of library code (monitor.LIBRARY) */
+static PyObject *library, *grading, *open_grading, *reference;   /* kinds of code (monitor.py) */
 static PyObject *fork_exec;     /* C functions the Python profile function always sees */
 static PyObject *start_thread;
 static PyObject *slow;          /* the Python profile function */
@@ -72,25 +72,71 @@ static int quiet_module(PyFrameObject *frame, long bit) {
     return module_state(frame, bit) == QUIET;
 }
 
-/* The code ``frame`` runs is library code known to be no target, nor special. */
-static int quiet_code(PyFrameObject *frame) {
-    PyCodeObject *code = PyFrame_GetCode(frame);   /* a new reference */
+/* What the monitor knows of ``code``: its (code, kind, patterns, special), borrowed, or NULL. */
+static PyObject *code_info(PyCodeObject *code) {
     PyObject *key = PyLong_FromVoidPtr(code);
-    int quiet = 0;
+    PyObject *info = NULL;
     if (key != NULL) {
-        PyObject *info = PyDict_GetItemWithError(infos, key);   /* borrowed */
+        info = PyDict_GetItemWithError(infos, key);
         Py_DECREF(key);
-        if (info != NULL && PyTuple_CheckExact(info) && PyTuple_GET_SIZE(info) == 4
-                && PyTuple_GET_ITEM(info, 0) == (PyObject *)code
-                && PyTuple_GET_ITEM(info, 1) == library
-                && PyTuple_CheckExact(PyTuple_GET_ITEM(info, 2))
-                && PyTuple_GET_SIZE(PyTuple_GET_ITEM(info, 2)) == 0
-                && PyTuple_GET_ITEM(info, 3) == Py_None)
-            quiet = 1;
     }
     PyErr_Clear();
+    if (info != NULL && PyTuple_CheckExact(info) && PyTuple_GET_SIZE(info) == 4
+            && PyTuple_GET_ITEM(info, 0) == (PyObject *)code)
+        return info;
+    return NULL;
+}
+
+/* The walk kept for ``frame`` found no student code above it. */
+static int walked_to_no_student(PyFrameObject *frame) {
+    PyObject *key = PyLong_FromVoidPtr(frame);
+    PyObject *known = NULL;
+    if (key != NULL) {
+        known = PyDict_GetItemWithError(returns, key);
+        Py_DECREF(key);
+    }
+    PyErr_Clear();
+    return known != NULL && PyTuple_CheckExact(known) && PyTuple_GET_SIZE(known) == 3
+        && PyTuple_GET_ITEM(known, 0) == (PyObject *)frame
+        && PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 1))
+        && PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(known, 1)) == 0;
+}
+
+/* monitor._nothing_to_do: a call in a watched module, known, that _on_call would only learn
+   again. */
+static int nothing_to_do(PyFrameObject *frame) {
+    PyCodeObject *code = PyFrame_GetCode(frame);   /* a new reference */
+    PyObject *info = code_info(code);
+    int nothing = 0;
+    if (info != NULL && PyTuple_GET_ITEM(info, 3) == Py_None) {
+        PyObject *kind = PyTuple_GET_ITEM(info, 1);
+        PyObject *patterns = PyTuple_GET_ITEM(info, 2);
+        if (kind == library) {
+            if (PyTuple_CheckExact(patterns) && PyTuple_GET_SIZE(patterns) == 0) {
+                nothing = 1;
+            } else {
+                PyFrameObject *back = PyFrame_GetBack(frame);   /* a new reference, or NULL */
+                nothing = back != NULL && walked_to_no_student(back);
+                Py_XDECREF(back);
+            }
+        } else if (kind == grading) {
+            PyFrameObject *back = PyFrame_GetBack(frame);
+            if (back == NULL) {
+                nothing = 1;
+            } else {
+                PyCodeObject *caller = PyFrame_GetCode(back);
+                PyObject *known = code_info(caller);
+                if (known != NULL) {
+                    PyObject *by = PyTuple_GET_ITEM(known, 1);
+                    nothing = by == grading || by == open_grading || by == reference;
+                }
+                Py_DECREF(caller);
+                Py_DECREF(back);
+            }
+        }
+    }
     Py_DECREF(code);
-    return quiet;
+    return nothing;
 }
 
 /* The Python profile function decides. If it raises (an interrupt, a MemoryError), the
@@ -139,7 +185,7 @@ static int fast_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject 
         case QUIET:
             return 0;
         case KNOWN_WATCHED:
-            if (quiet_code(frame))
+            if (nothing_to_do(frame))
                 return 0;
         }
         return pass_on(frame, call_event, arg);
@@ -165,7 +211,7 @@ static int is_set_here(void) {
         && thread->c_profileobj == set_object;
 }
 
-/* install(modules, c_seen, returns, infos, library, fork_exec, start_thread, profile,
+/* install(modules, c_seen, returns, infos, kinds, fork_exec, start_thread, profile,
    compiled): once per
    process. compiled: set this C function, with ``profile`` as its object; otherwise the
    caller has set ``profile`` with sys.setprofile, and it is remembered as it is. */
@@ -176,9 +222,14 @@ static PyObject *install(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "the monitor's profile function is set already");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOp:install", &PyDict_Type, &m, &PyDict_Type, &c,
-                          &PyDict_Type, &r, &PyDict_Type, &i, &l, &f, &t, &p, &compiled))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OOOp:install", &PyDict_Type, &m, &PyDict_Type, &c,
+                          &PyDict_Type, &r, &PyDict_Type, &i, &PyTuple_Type, &l, &f, &t, &p,
+                          &compiled))
         return NULL;
+    if (PyTuple_GET_SIZE(l) != 4) {
+        PyErr_SetString(PyExc_TypeError, "kinds: (library, grading, open, reference)");
+        return NULL;
+    }
     if (!PyCallable_Check(p)) {
         PyErr_SetString(PyExc_TypeError, "the Python profile function is not callable");
         return NULL;
@@ -188,8 +239,10 @@ static PyObject *install(PyObject *module, PyObject *args) {
            a refusal by the audit hook and raises nothing: is the function set? */
         Py_INCREF(m); Py_INCREF(c); Py_INCREF(r); Py_INCREF(i); Py_INCREF(l); Py_INCREF(f);
         Py_INCREF(t); Py_INCREF(p);
-        modules = m; c_seen = c; returns = r; infos = i; library = l; fork_exec = f;
-        start_thread = t; slow = p;
+        modules = m; c_seen = c; returns = r; infos = i; fork_exec = f; start_thread = t;
+        slow = p;
+        library = PyTuple_GET_ITEM(l, 0); grading = PyTuple_GET_ITEM(l, 1);
+        open_grading = PyTuple_GET_ITEM(l, 2); reference = PyTuple_GET_ITEM(l, 3);   /* l kept */
         PyEval_SetProfile(fast_profile, p);
     }
     PyThreadState *thread = PyThreadState_Get();
@@ -225,7 +278,7 @@ static PyObject *resume(PyObject *module, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"install", install, METH_VARARGS,
-     "install(modules, c_seen, returns, infos, library, fork_exec, start_thread, profile, "
+     "install(modules, c_seen, returns, infos, kinds, fork_exec, start_thread, profile, "
      "compiled): once."},
     {"is_set", is_set, METH_NOARGS, "Whether this thread's profile function is the installed one."},
     {"resume", resume, METH_NOARGS, "Set the installed C profile function again."},

@@ -524,8 +524,8 @@ def _set_profile(s, seal):
     if not compiled:
         sys.setprofile(s.profile)
     # Installed even when not used: once per process, so student code cannot install it.
-    fast.install(s.modules, s.c_seen, s.walked, s.infos, LIBRARY, _FORK_EXEC, _START_THREAD,
-                 s.profile, compiled)
+    fast.install(s.modules, s.c_seen, s.walked, s.infos, (LIBRARY, GRADING, OPEN, REFERENCE),
+                 _FORK_EXEC, _START_THREAD, s.profile, compiled)
     return (fast.resume if compiled else functools.partial(_SETPROFILE, s.profile)), fast.is_set
 
 
@@ -608,7 +608,7 @@ def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
 
 def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
              returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
-             infos=None, _library=LIBRARY, _id=id, _tuple=tuple, _type=type):
+             infos=None, _id=id, _tuple=tuple, _type=type, _str=str):
     """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
     one or two dictionary lookups; everything else is a sealed handler. (Its state is in
     positional defaults: keyword-only ones cost a lookup each, at every call.)"""
@@ -631,16 +631,41 @@ def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_r
         if known is not None and known[0] is globals_:
             if not known[1] & 1:
                 return
-            # A watched module: library code known to be no target, nor special, has nothing
-            # for _on_call to do (its module is known already).
-            code = frame.f_code
-            info = infos.get(_id(code))
-            if (info is not None and info[0] is code and info[1] is _library
-                    and _type(info[2]) is _tuple and not info[2] and info[3] is None):
+            if _nothing_to_do(frame, infos, returns):
                 return
         return on_call(frame)
     if event == "return" and _id(frame) in returns:
         return on_return(frame)
+
+
+def _nothing_to_do(frame, infos, walked, _library=LIBRARY, _grading=GRADING, _open=OPEN,
+                   _reference=REFERENCE, _id=id, _type=type, _tuple=tuple, _str=str) -> bool:
+    """A call in a watched module whose module is known, that :func:`_on_call` would only
+    learn again, from what the monitor knows already: library code that is no target;
+    library code that is a target, called by a frame whose walk found no student code above
+    it; grading code called by grading code (or by nothing). Never for code that is special
+    or not known. (The same rule is in ``fast_profile.c``: ``nothing_to_do``.)"""
+    code = frame.f_code
+    info = infos.get(_id(code))
+    if info is None or info[0] is not code or info[3] is not None:
+        return False
+    kind = info[1]
+    if kind is _library:
+        if _type(info[2]) is _tuple and not info[2]:
+            return True
+        back = frame.f_back
+        known = walked.get(_id(back))
+        return (known is not None and known[0] is back and _type(known[1]) is _str
+                and not known[1])
+    if kind is _grading:
+        back = frame.f_back
+        if back is None:
+            return True
+        caller = back.f_code
+        known = infos.get(_id(caller))
+        return (known is not None and known[0] is caller
+                and (known[1] is _grading or known[1] is _open or known[1] is _reference))
+    return False
 
 
 def _code_info(code, *, s, _id=id, _type=type, _str=str):

@@ -43,13 +43,14 @@ DECISIONS = textwrap.dedent('''
         return total + math.sqrt(4)
     """
     made = {}
-    for name in ("quiet", "watched", "cells", "both", "unknown", "stale"):
+    for name in ("quiet", "watched", "cells", "both", "unknown", "stale", "patterned", "graded"):
         module = types.ModuleType(name)
         exec(compile(SOURCE, f"/somewhere/{name}.py", "exec"), vars(module))
         made[name] = module
     modules, c_seen, returns, passed, calls = {}, {}, {}, [], [0]
     for name, kind in (("quiet", monitor.QUIET), ("watched", monitor.WATCHED),
-                       ("cells", monitor.CELLS), ("both", monitor.WATCHED | monitor.CELLS)):
+                       ("cells", monitor.CELLS), ("both", monitor.WATCHED | monitor.CELLS),
+                       ("patterned", monitor.WATCHED), ("graded", monitor.WATCHED)):
         modules[id(vars(made[name]))] = (vars(made[name]), kind)
     modules[id(vars(made["stale"]))] = (vars(made["quiet"]), monitor.QUIET)
     c_seen[id(len)] = len
@@ -65,11 +66,24 @@ DECISIONS = textwrap.dedent('''
                        (both["run"].__code__, (monitor.GRADING, (), None))):
         infos[id(code)] = (code, *info)
     infos[id(watched["run"].__code__)] = (both["run"].__code__, monitor.LIBRARY, (), None)
+    # A target (patterns): passed on unless its caller's kept walk found no student code.
+    # Grading code: passed on unless called by grading code.
+    patterned, graded = vars(made["patterned"]), vars(made["graded"])
+    for code, info in ((patterned["leaf"].__code__, (monitor.LIBRARY, ("lib.target",), None)),
+                       (patterned["run"].__code__, (monitor.LIBRARY, (), None)),
+                       (patterned["remember_me"].__code__, (monitor.LIBRARY, (), None)),
+                       (graded["leaf"].__code__, (monitor.GRADING, (), None)),
+                       (graded["run"].__code__, (monitor.GRADING, (), None)),
+                       (graded["remember_me"].__code__, (monitor.LIBRARY, (), None))):
+        infos[id(code)] = (code, *info)
 
     def on_call(frame):
         passed.append(["call", frame.f_globals["__name__"], frame.f_code.co_name])
         if frame.f_code.co_name == "remember_me":
             returns[id(frame)] = (frame, None, None)
+        if frame.f_globals["__name__"] == "patterned" and frame.f_code.co_name == "leaf":
+            back = frame.f_back   # its walk, as _student_above keeps it
+            returns[id(back)] = (back, "" if back.f_code.co_name == "run" else "cell.py", None)
 
     def on_c_call(frame, arg):
         passed.append(["c_call", frame.f_globals["__name__"], arg.__name__])
@@ -87,8 +101,9 @@ DECISIONS = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install(modules, c_seen, returns, infos, monitor.LIBRARY, math.sqrt,
-                              operator.neg, profile, True)
+        _fast_profile.install(modules, c_seen, returns, infos,
+                              (monitor.LIBRARY, monitor.GRADING, monitor.OPEN, monitor.REFERENCE),
+                              math.sqrt, operator.neg, profile, True)
     for name in made:
         made[name].run(1.5, made["quiet" if name != "quiet" else "cells"])
     sys.setprofile(None)
@@ -120,6 +135,12 @@ def test_the_fast_paths_pass_on_what_the_python_profile_function_acts_on(tmp_pat
             ("c_call", "unknown", "floor"), ("c_call", "stale", "floor"),
             ("c_call", "quiet", "sqrt"), ("c_call", "quiet", "neg"),
             ("return", "watched", "remember_me")} <= seen, sorted(seen)
+    events = [tuple(event) for event in python["passed"]]
+    # A target: from run, only the first call (then run's walk is kept); from each
+    # remember_me, whose walk found student code. Grading code: not when grading code calls.
+    assert events.count(("call", "patterned", "leaf")) == 1 + 3, events
+    assert events.count(("call", "graded", "leaf")) == 3, events      # from remember_me
+    assert events.count(("call", "graded", "run")) == 1, events       # from the script
     # ...and those they return from at once.
     assert not {("call", "quiet", "leaf"), ("call", "cells", "leaf"), ("call", "watched", "leaf"),
                 ("c_call", "quiet", "floor"),
@@ -136,7 +157,7 @@ def test_the_development_install_uses_the_compiled_fast_paths_in_every_thread():
         threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True).start()
         monitor.install(fifo, [])
         try:
-            _fast_profile.install({}, {}, {}, {}, None, None, None, print, True)
+            _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)
         except RuntimeError as error:
             print("INSTALLED ALREADY:", error)
         print("MAIN THREAD", _fast_profile.is_set())
@@ -160,7 +181,7 @@ import torch
 from coursekit.grading import _fast_profile, grade
 
 try:
-    _fast_profile.install({}, {}, {}, {}, None, None, None, print, True)   # a blind state
+    _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)   # a blind state
     print("INSTALLED")
 except RuntimeError as error:
     print("REFUSED install:", error)
@@ -217,7 +238,7 @@ RAISES = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install({}, {}, {}, {}, None, None, None, profile, True)
+        _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, profile, True)
     try:
         target()
         raised = None
@@ -274,8 +295,10 @@ quiet[id(globals())] = (globals(), 0)
 
 
 class Setter:
-    __getitem__ = functools.partial(twin.install, quiet, {}, {}, {}, None, None, None, shown)
-    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, {}, None, None, None)
+    __getitem__ = functools.partial(twin.install, quiet, {}, {}, {}, (1, 2, 3, 4), None, None,
+                                    shown)
+    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, {}, (1, 2, 3, 4), None,
+                                    None)
 
 
 try:

@@ -67,7 +67,7 @@ elif mode == "compiled":
             modules[id(g)] = (g, 1 if g is lib else 2)
         elif event == "c_call" and id(g) not in modules:
             modules[id(g)] = (g, 0 if g is lib else 2)
-    _fast_profile.install(modules, c_seen, returns, {}, None, None, _thread.start_new_thread, learn,
+    _fast_profile.install(modules, c_seen, returns, {}, (1, 2, 3, 4), None, _thread.start_new_thread, learn,
                           True)
 elif mode == "monitoring":
     mon = sys.monitoring
