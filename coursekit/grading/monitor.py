@@ -100,6 +100,9 @@ _REFUSED_FROM_STUDENT = (
     "ctypes.", "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
     "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "pty.spawn",
     "os.fork", "os.forkpty", "_thread.start_new_thread", "function.__new__",
+    # A trace function and an audit hook run where CPython profiles nothing (and a hook is
+    # handed the monitor's own frames): no code of the student's may run there.
+    "sys.settrace", "sys.addaudithook",
 )
 # Events judged by who asked for them (the first frame above that is not the standard
 # library's or the shell's), not by the frame that raised them.
@@ -830,6 +833,10 @@ def _thread_started(frame, info, s):
     if _THREADING_DICT.get("_profile_hook") is not s.profile:
         _THREADING_DICT["_profile_hook"] = s.profile
         s.write("tamper", "threading.setprofile was changed before a thread started")
+    if _THREADING_DICT.get("_trace_hook") is not None:
+        # threading.settrace: the new thread would set it, from threading's own code.
+        _THREADING_DICT["_trace_hook"] = None
+        s.write("tamper", "threading.settrace was set before a thread started")
     owner = frame.f_locals.get("self")
     if owner is not None and _student_above(frame, s):
         s.student_threads[id(owner)] = owner
@@ -1202,19 +1209,13 @@ def _on_import(event, args, caller, from_student, s):
         _info(s, "import", _text(args[0])[:120])
 
 
-def _on_settrace(event, args, caller, from_student, s):
-    if from_student:
-        _info(s, "settrace", "")
-
-
 # One handler per audit event (``_hook`` finds it; events not here need none but the rules
 # above the table: refused from student code, the profile function put back).
 _HANDLERS = {"object.__setattr__": _on_setattr, "object.__delattr__": _on_setattr,
              "sys.setprofile": _on_setprofile, "open": _on_open, "compile": _on_compile,
              "code.__new__": _on_compile, "exec": _on_exec, "function.__new__": _on_function_new,
              "marshal.loads": _on_marshal, "marshal.load": _on_marshal,
-             "pickle.find_class": _on_unpickle, "import": _on_import,
-             "sys.settrace": _on_settrace}
+             "pickle.find_class": _on_unpickle, "import": _on_import}
 
 
 def _adopt(code, s, globals_=None):

@@ -596,11 +596,12 @@ def test_a_forbidden_c_function_behind_a_c_wrapper_is_charged(tmp_path):
 
 
 # Found by a helper who read the monitor (2026-11-28): code that runs where CPython profiles
-# nothing. A trace function (sys.settrace) and an audit hook run with profiling paused, and
-# neither is refused from student code; an audit hook also runs inside the monitor's own
-# frames, whose locals hold its state. Each is a strict expected failure until it is closed.
+# nothing. A trace function (sys.settrace, or threading.settrace for a new thread) and an
+# audit hook run with profiling paused, and an audit hook is also handed the monitor's own
+# frames, whose locals hold its state. Student code may install none of them.
 UNPROFILED = E4_ANSWER + '''
 import sys
+import threading
 import torch
 from coursekit.grading import grade
 
@@ -626,6 +627,21 @@ def in_a_trace_function(work):
     return box["out"]
 
 
+def in_a_threads_trace_function(work):
+    box = {}
+
+    def tracer(frame, event, arg):
+        if "out" not in box:
+            box["out"] = work()
+
+    threading.settrace(tracer)
+    worker = threading.Thread(target=lambda: None)
+    worker.start()
+    worker.join()
+    threading.settrace(None)
+    return box.get("out") or work()
+
+
 JOBS = []
 
 
@@ -638,29 +654,30 @@ def in_an_audit_hook(work):
     sys.addaudithook(runner)
     JOBS[:] = [work]
     sys.audit("student.go")
-    return JOBS.pop()
+    return JOBS.pop() if JOBS and not callable(JOBS[-1]) else work()
 
 
-RUN = in_a_trace_function
-answer("a trace function", grads=with_autograd)
-RUN = in_an_audit_hook
-answer("an audit hook", grads=with_autograd)
+for label, way in (("a trace function", in_a_trace_function),
+                   ("a thread's trace function", in_a_threads_trace_function),
+                   ("an audit hook", in_an_audit_hook)):
+    RUN = way
+    try:
+        answer(label, grads=with_autograd)
+    except RuntimeError as error:
+        print("REFUSED", label, error)
 '''
 
 
-@pytest.fixture(scope="module")
-def unprofiled(tmp_path_factory):
-    return run(tmp_path_factory.mktemp("unprofiled"), UNPROFILED, [E4])
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: code that a trace function (sys.settrace) or an audit hook (sys.addaudithook) runs "
-    "is not profiled (CPython pauses profiling there), and student code may install both: a "
-    "forbidden Python call made there is not reported (torch's engine is still seen from C++, "
-    "but a check that forbids no engine work, all of jax in lab08, charges nothing)"))
-@pytest.mark.parametrize("label", ["a trace function", "an audit hook"])
-def test_a_call_made_where_nothing_is_profiled_is_reported(unprofiled, label):
-    assert "torch.autograd.grad" in unprofiled.charged(label), unprofiled.reports
+def test_code_that_would_run_where_nothing_is_profiled_is_refused_and_reported(tmp_path):
+    found = run(tmp_path, UNPROFILED, [E4])
+    tampering = found.kinds("tamper")
+    assert "sys.settrace from student code" in tampering, found.reports
+    assert "sys.addaudithook from student code" in tampering, found.reports
+    assert "threading.settrace was set before a thread started" in tampering, found.reports
+    # The hook was not added (CPython drops a hook that a RuntimeError refuses), nor did the
+    # thread trace: the work ran in the answer itself, where it is charged.
+    for label in ("a thread's trace function", "an audit hook"):
+        assert "torch.autograd.grad" in found.charged(label), (label, found.reports)
 
 
 STATE_FROM_A_HOOK = E4_ANSWER + '''
@@ -685,17 +702,11 @@ def spy(event, args):
 
 sys.addaudithook(spy)
 exec("def fresh():\\n    return 1\\nfresh()")
-if "s" in GRAB:
-    GRAB["s"].write = lambda *args, **kwargs: None
 print("GRABBED", "s" in GRAB)
-answer("after the grab")
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a student's audit hook is called for audited events raised inside the monitor's own "
-    "frames; sys._getframe(1).f_back... reaches them, and their f_locals hold the monitor's "
-    "state, which it then silences (a signal handler's frame argument reaches them too)"))
 def test_the_monitors_state_is_out_of_reach_of_an_audit_hook(tmp_path):
     found = run(tmp_path, STATE_FROM_A_HOOK, [E4])
     assert "GRABBED False" in found.output, found.output[-3000:]
+    assert "sys.addaudithook from student code" in found.kinds("tamper"), found.reports

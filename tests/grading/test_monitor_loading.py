@@ -52,6 +52,14 @@ def _reports(tmp_path, student: str) -> list:
     (library / "compiled_lib.py").write_text(
         "import marshal\nANSWER = 42\n\n\ndef load(data):\n    return marshal.loads(data)\n")
     (library / "compiled_other.py").write_text("OTHER = 1\n")
+    # A library that calls back when a file is opened (an audit hook of its own: student code
+    # may not add one), to stage what another thread does meanwhile.
+    (library / "staging.py").write_text(
+        "import sys\n\n\ndef when_opened(suffix, action):\n"
+        "    def hook(event, args):\n"
+        "        if event == 'open' and str(args[0]).endswith(suffix):\n"
+        "            action(args[0])\n"
+        "    sys.addaudithook(hook)\n")
     for module in ("compiled_lib", "compiled_other"):
         py_compile.compile(str(library / f"{module}.py"), doraise=True)
     (tmp_path / "harness.py").write_text(HARNESS)
@@ -68,18 +76,19 @@ def test_another_threads_open_does_not_make_an_installed_pyc_foreign(tmp_path):
     # system opened the library's .pyc, before it is unmarshalled: an audit hook of the
     # student's makes that interleaving certain rather than a matter of thread scheduling.
     reports = _reports(tmp_path, """
-        import os, sys, threading
+        import os, threading
+        import staging
 
         interleaved = []
 
-        def open_a_pipe_meanwhile(event, args):
-            if event == "open" and str(args[0]).endswith(".pyc") and "compiled_lib" in str(args[0]):
+        def open_a_pipe_meanwhile(path):
+            if "compiled_lib" in str(path):
                 worker = threading.Thread(target=lambda: open(os.dup(2), "wb").close())
                 worker.start()
                 worker.join()
-                interleaved.append(args[0])
+                interleaved.append(path)
 
-        sys.addaudithook(open_a_pipe_meanwhile)
+        staging.when_opened(".pyc", open_a_pipe_meanwhile)
         import compiled_lib
         assert compiled_lib.ANSWER == 42 and interleaved, interleaved
     """)
