@@ -43,9 +43,9 @@ was learnt about a code object is kept by identity. Those first lookups are also
 (``fast_profile.c``, built with the package where a compiler is at hand): CPython calls that C
 function for every event, and it calls the Python profile function only for the events it
 does not return from at once, which decides them again in full. A new thread starts with the
-Python one, until its first audited event. What remains is CPython's own: while any profile function is set, Python
-3.11 runs every instruction unspecialized and makes a frame object for every call (measured
-by ``tests/benchmarks/bench_monitor_mechanisms.py``).
+Python one, until its first audited event. What remains is CPython's own: while any profile
+function is set, Python 3.11 runs every instruction unspecialized and makes a frame object for
+every call (measured by ``tests/benchmarks/bench_monitor_mechanisms.py``).
 
 NOTE [Sealed state]
 The monitor's state lives in default arguments of its functions and in a ``_State`` object
@@ -611,7 +611,7 @@ def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
 
 def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
              returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
-             infos=None, _id=id, _tuple=tuple, _type=type, _str=str):
+             infos=None, _id=id):
     """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
     one or two dictionary lookups; everything else is a sealed handler. (Its state is in
     positional defaults: keyword-only ones cost a lookup each, at every call.)"""
