@@ -54,16 +54,46 @@ are refused for the monitor's functions, and a traceback frame of the monitor is
 to student code (``tb_frame`` reads with student code on the stack). Everything the installed
 functions call is captured at install (C functions, or this module's helpers bound to a
 private copy of its globals and builtins), so code the student replaces later never runs
-inside the monitor. A monitor in the same process cannot survive everything (see the threat
-model in the README): each way around it is refused, reported, or kills the kernel (a
-replaced pipe).
+inside the monitor. What CPython itself holds of the monitor and hands out
+(``sys.getprofile()``, ``threading._profile_hook``) is a guard object with no attributes:
+a function's ``__globals__`` is read without an audited event, and would lead to the private
+globals.
+
+No student code may run on top of the monitor's frames, whose locals are its state and
+whose ``f_globals`` its private globals (neither read is audited):
+
+* the guard pauses the garbage collector while the monitor's Python code runs, since a
+  collection there would call a student object's ``__del__`` (Python 3.11 collects when an
+  object is allocated); what the monitor lets go of (a namespace, a frame) is handed to
+  ``s.keep``, and freed after its code has returned;
+* the guard refuses a call that CPython did not make (``sys.getprofile()(fake_frame, ...)``:
+  the thread is not "tracing");
+* what the monitor reads of an object it was handed is read through C descriptors and exact
+  types (``_ours_text``), never a method of the student's (``__eq__``, a metaclass's
+  property);
+* signals are delivered elsewhere (NOTE [Signals]). A monitor in the same process cannot
+survive everything (see the threat model in the README): each way around it is refused,
+reported, or kills the kernel (a replaced pipe).
+
+NOTE [Signals]
+CPython calls a Python signal handler between two instructions of whatever runs, and hands
+it that frame: inside the profile function or the audit hook, that is one of the monitor's,
+and the handler would run unprofiled. So every Python handler is wrapped (compiled module:
+``Delivery``), at install and after each call of ``_signal.signal``'s C code, from any copy
+of the module. A wrapped handler runs only outside the monitor's code; a signal that lands in
+it is tripped again when the outermost call into that code has returned. Left open, in the
+README's known limits: a handler set where no call is seen (``functools.partial`` around
+``signal.signal``) runs unwrapped, and so does the first delivery of a handler in the
+microseconds before it is wrapped; without the compiled module nothing is wrapped.
 """
 from __future__ import annotations
 
 import _json
+import _signal
 import _thread
 import dis
 import functools
+import gc
 import os
 import sys
 import threading
@@ -117,6 +147,7 @@ _NOW, _NOW_NS, _INTERRUPT_MAIN = time.monotonic, time.time_ns, _thread.interrupt
 _START_THREAD, _LOCK, _LOCKED = _thread.start_new_thread, _thread.LockType, \
     _thread.LockType.locked
 _THREAD_ID = _thread.get_ident
+_SIGNAL_SET, _SIGNAL_GET = _signal.signal, _signal.getsignal
 _THREADING_DICT = vars(threading)
 _BOOTSTRAP = threading.Thread._bootstrap.__code__
 _BOOTSTRAP_INNER = threading.Thread._bootstrap_inner.__code__
@@ -383,7 +414,7 @@ def _functions_of(impl, classes=True, depth=2000, _type=type, _dict=dict, _tuple
         elif _issubclass(kind, _type):
             if classes:
                 todo.extend(_effective_methods(value))
-        elif kind.__module__ != "builtins" or _type(kind) is not _type:
+        elif _type(kind) is not _type or _ours_text(_MODULE_OF_TYPE(kind)) != "builtins":
             # An instance: its class's methods (``__call__`` among them) and its own
             # attributes (a wrapper keeps what it wraps there: ``__wrapped__``, ``func``).
             todo.extend(_effective_methods(kind))
@@ -399,8 +430,8 @@ def _effective_methods(cls, _type=type, _str=str) -> list:
         for name, member in _DICT_OF_TYPE(klass).items():
             if _type(name) is _str and name not in effective:
                 effective[name] = member
-    return [m for m in effective.values()
-            if _type(m) in (_FUNCTION, staticmethod, classmethod, property, _BUILTIN)]
+    return [m for m in effective.values() if _type(m) is _FUNCTION or _type(m) is staticmethod
+            or _type(m) is classmethod or _type(m) is property or _type(m) is _BUILTIN]
 
 
 def _instance_dict(value, _type=type) -> dict:
@@ -431,12 +462,14 @@ class _State:
         "c_seen",
         "engine",
         "engine_refs",
+        "entry",
         "fifo",
         "grading",
         "info",
         "infos",
         "install_code",
         "is_set",
+        "keep",
         "last_open",
         "library",
         "matcher",
@@ -490,26 +523,32 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
+    s.keep = _keeper()
     s.info, s.last_open = [0], {}
     on_call = seal(_on_call, s=s)
     on_c_call = seal(_on_c_call, s=s)
     on_return = seal(_on_return, s=s)
-    s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
-                               on_c_call=on_c_call, on_return=on_return, returns=s.walked,
-                               c_seen=s.c_seen, infos=s.infos)
-    hook = seal(_hook, s=s, handlers={event: seal(handler)
-                                      for event, handler in _HANDLERS.items()})
-    # The monitor's own functions: reading or changing them, or their frames, is refused.
-    s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
-                                       s.report))
+    # The code of every function of the monitor, in any module it sealed a function of.
     s.own_codes = frozenset(id(_CODE_OF(f)) for g in private.values()
                             for f in g.values() if type(f) is _FUNCTION)
+    signals_set = _watch_signals(s)
+    s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
+                               on_c_call=on_c_call, on_return=on_return, returns=s.walked,
+                               c_seen=s.c_seen, infos=s.infos, signals_set=signals_set)
+    hook = seal(_hook, s=s, handlers={event: seal(handler)
+                                      for event, handler in _HANDLERS.items()})
+    guard = _guard()
+    # What CPython calls itself: the garbage collector paused (NOTE [Sealed state]).
+    s.entry = guard(profile)
+    # The monitor's own functions: reading or changing them, or their frames, is refused.
+    s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
+                                       s.report, s.entry))
     _quiet_own(s)
     s.resume, s.is_set = _set_profile(s, seal)
     # A new thread starts with the Python profile function; the audit hook sets the C one at
     # the thread's first audited event.
-    threading.setprofile(profile)
-    sys.addaudithook(hook)
+    threading.setprofile(s.entry)
+    sys.addaudithook(guard(hook))
     s.write("ready", f"{len(targets)} targets")
 
 
@@ -521,15 +560,79 @@ def _set_profile(s, seal):
     try:
         from . import _fast_profile as fast
     except ImportError:   # built without a compiler: the same decisions, in Python alone
-        sys.setprofile(s.profile)
-        return functools.partial(_SETPROFILE, s.profile), seal(_profile_is_set, profile=s.profile)
+        sys.setprofile(s.entry)
+        return functools.partial(_SETPROFILE, s.entry), seal(_profile_is_set, profile=s.entry)
     compiled = os.environ.get(PROFILE_ENV) != "python"
     if not compiled:
-        sys.setprofile(s.profile)
+        sys.setprofile(s.entry)
     # Installed even when not used: once per process, so student code cannot install it.
     fast.install(s.modules, s.c_seen, s.walked, s.infos, (LIBRARY, GRADING, OPEN, REFERENCE),
-                 _FORK_EXEC, _START_THREAD, s.profile, compiled)
-    return (fast.resume if compiled else functools.partial(_SETPROFILE, s.profile)), fast.is_set
+                 _FORK_EXEC, _START_THREAD, s.entry, compiled)
+    return (fast.resume if compiled else functools.partial(_SETPROFILE, s.entry)), fast.is_set
+
+
+def _watch_signals(s):
+    """Have every Python signal handler, now and whenever one is set, delivered as NOTE
+    [Signals] says; return what the Python profile function calls after a C function named
+    ``signal`` has returned (the compiled one sees _signal.signal's C code itself). Needs the
+    compiled module: without it, None (the README's known limits)."""
+    try:
+        from . import _fast_profile as fast
+    except ImportError:
+        return None
+    fast.watch_signals(_SIGNAL_SET, _SIGNAL_GET, s.own_codes)
+    _signal.getsignal = fast.getsignal   # signal.getsignal calls it: the handler as it was set
+    return fast.wrap_handlers
+
+
+def _keeper():
+    """What the monitor hands what it lets go of (NOTE [Sealed state]): freed after its code
+    has returned where compiled; without the compiled module, freed at once (``id`` does
+    nothing with it: the README's known limits)."""
+    try:
+        from ._fast_profile import keep
+    except ImportError:
+        return id
+    return keep
+
+
+def _guard():
+    """What wraps a function of the monitor that CPython calls (the audit hook, a Python
+    profile function) so that it runs with the garbage collector paused (NOTE [Sealed
+    state]): compiled where it was built, else in Python. What it makes is what student code
+    can be handed (``sys.getprofile()``, ``threading._profile_hook``), so it leads nowhere:
+    the compiled one has no attributes, and the Python one has globals of its own, empty
+    (``__globals__`` is read without an audited event), and is one of ``s.ours``."""
+    try:
+        from ._fast_profile import guard
+    except ImportError:
+        return lambda function: _bare(_gc_paused, wrapped=function)
+    return guard
+
+
+def _bare(function, **state):
+    """A copy of one of the monitor's functions that student code may be handed, or that
+    may run under student code (a signal handler's frame): globals of its own, empty, so that
+    neither ``__globals__`` nor ``f_globals`` (read without an audited event) leads to the
+    monitor's private globals. Such a function looks up no global name; ``state`` is its
+    keyword-only defaults."""
+    copy = _FUNCTION(_CODE_OF(function), {"__builtins__": {}}, function.__name__,
+                     function.__defaults__)
+    copy.__kwdefaults__ = {**(function.__kwdefaults__ or {}), **state}
+    return copy
+
+
+def _gc_paused(*args, wrapped, _enabled=gc.isenabled, _disable=gc.disable,
+               _enable=gc.enable):
+    """``wrapped(*args)`` with the garbage collector paused (NOTE [Sealed state]). Python
+    3.11 collects when an object is allocated, and nothing is allocated before the pause."""
+    collecting = _enabled()
+    _disable()
+    try:
+        return wrapped(*args)
+    finally:
+        if collecting:
+            _enable()
 
 
 def _profile_is_set(*, profile, _getprofile=_GETPROFILE) -> bool:
@@ -611,11 +714,14 @@ def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
 
 def _profile(frame, event, arg, modules=None, on_call=None, on_c_call=None, on_return=None,
              returns=None, c_seen=None, fork_exec=_FORK_EXEC, start_thread=_START_THREAD,
-             infos=None, _id=id):
+             infos=None, signals_set=None, _id=id):
     """Called for every call and return of every thread (NOTE [Cost]): the fast paths are
     one or two dictionary lookups; everything else is a sealed handler. (Its state is in
     positional defaults: keyword-only ones cost a lookup each, at every call.)"""
     if event == "c_return":
+        if (signals_set is not None and arg.__class__ is _BUILTIN
+                and arg.__name__ == "signal"):   # NOTE [Signals]
+            signals_set()
         return
     if event == "c_call":
         seen = c_seen.get(_id(arg))   # a C function known to be no target, nor special
@@ -690,6 +796,7 @@ def _code_info(code, *, s, _id=id, _type=type, _str=str):
     else:
         info = (code, LIBRARY, match_code(code, s.matcher), special)
     if len(s.infos) > 200_000:
+        s.keep(dict(s.infos))
         s.infos.clear()
     s.infos[_id(code)] = info
     return info
@@ -709,6 +816,7 @@ def _module_kind(frame, info, *, s, _id=id):
     if known is not None and known[0] is globals_:
         kind |= known[1]
     if len(s.modules) > 50_000:
+        s.keep(dict(s.modules))
         s.modules.clear()
     s.modules[_id(globals_)] = (globals_, kind)
 
@@ -787,6 +895,7 @@ def _builtin_patterns(function, s, _id=id, _type=type, _module=types.ModuleType)
         return known
     found = match_builtin(function, s.matcher)
     if len(s.c_infos) > 50_000:
+        s.keep((dict(s.c_infos), dict(s.c_seen)))
         s.c_infos.clear()
         s.c_seen.clear()
     if _type(owner) is _module or owner is None:
@@ -830,8 +939,8 @@ def _thread_started(frame, info, s):
     if info[1] is STUDENT:
         s.write("tamper", "started a thread outside threading")
         return
-    if _THREADING_DICT.get("_profile_hook") is not s.profile:
-        _THREADING_DICT["_profile_hook"] = s.profile
+    if _THREADING_DICT.get("_profile_hook") is not s.entry:
+        _THREADING_DICT["_profile_hook"] = s.entry
         s.write("tamper", "threading.setprofile was changed before a thread started")
     if _THREADING_DICT.get("_trace_hook") is not None:
         # threading.settrace: the new thread would set it, from threading's own code.
@@ -1037,7 +1146,7 @@ def _is_alive(thread) -> bool:
 def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME):
     """The audit hook: one sealed handler per event (``handlers``, from :data:`_HANDLERS`)."""
     if event == "object.__getattr__":   # the most frequent event: a frame's code read, say
-        if id(args[0]) in s.ours or args[1] == "tb_frame":
+        if id(args[0]) in s.ours or (type(args[1]) is str and args[1] == "tb_frame"):
             _on_getattr(args, s)
         return
     if event == "sys._getframe" or event == "builtins.id":
@@ -1097,7 +1206,7 @@ def _on_setattr(event, args, caller, from_student, s):
     if id(target) in s.ours:
         s.write("tamper", f"touched the grading monitor ({_text(args[1])[:40]})")
         raise RuntimeError("coursekit: the grading monitor cannot be changed")
-    if type(target) is _FUNCTION and args[1] == "__code__":
+    if type(target) is _FUNCTION and type(args[1]) is str and args[1] == "__code__":
         if from_student:
             s.write("tamper", "replaced a function's code")
             raise RuntimeError("coursekit: a function's code cannot be replaced while grading")
@@ -1137,7 +1246,8 @@ def _on_open(event, args, caller, from_student, s):
 
 
 def _on_compile(event, args, caller, from_student, s):
-    if len(args) > 1 and type(args[1]) not in (str, bytes, type(None)):
+    kind = type(args[1]) if len(args) > 1 else None
+    if len(args) > 1 and not (kind is str or kind is bytes or args[1] is None):
         s.write("tamper", f"made code whose file name is a {_text(type(args[1]))}")
         raise RuntimeError("coursekit: a code object's file name must be a plain string")
     filename = _text(args[1]) if len(args) > 1 else ""
@@ -1228,6 +1338,7 @@ def _adopt(code, s, globals_=None):
             s.infos.pop(id(each), None)
     if globals_ is not None:
         s.student_globals.add(id(globals_))
+    s.keep(dict(s.modules))
     s.modules.clear()
     _quiet_own(s)
 
@@ -1236,7 +1347,7 @@ def _forget_walks(s) -> None:
     """Drop every remembered walk (not the actions waiting for a frame's return)."""
     for key, known in list(s.walked.items()):
         if known[2] is None:
-            del s.walked[key]
+            s.keep(s.walked.pop(key))
 
 
 def _info(s, kind, what):
@@ -1295,6 +1406,11 @@ def _origin(frame, _stdlib=_STDLIB, _shell=_SHELL, _starts=_STARTS):
     return None
 
 
+def _ours_text(value, _type=type, _str=str):
+    """``value`` if it is a plain ``str``, else "": compared without running its code."""
+    return value if _type(value) is _str else ""
+
+
 def _text(value, _type=type, _str=str, _bytes=bytes) -> str:
     """``value`` as text without running any of its code (it may be the student's object)."""
     kind = _type(value)
@@ -1327,7 +1443,7 @@ def _owner(function, _type=type, _module_of=_MODULE_OF_TYPE, _getattr=getattr, _
 def _is_file_text(source, filename: str) -> bool:
     """Whether ``source`` is the text of ``filename`` on disk (the import system compiling a
     library module that has no cached bytecode), not other code under its name."""
-    if type(source) not in (str, bytes) or not filename.startswith("/"):
+    if not (type(source) is str or type(source) is bytes) or not filename.startswith("/"):
         return False   # a relative name ("<frozen x>") would read the student's own folder
     try:
         with open(filename, "rb") as handle:

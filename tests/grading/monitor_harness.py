@@ -22,6 +22,8 @@ from pathlib import Path
 HARNESS = textwrap.dedent('''
     import json, linecache, os, sys, threading, time
     os.environ["COURSEKIT_MODE"] = "grade"
+    if os.environ.get("HARNESS_PROFILE") == "uncompiled":   # as if built without a compiler
+        sys.modules["coursekit.grading._fast_profile"] = None
     fifo, student, checks = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     preloaded = json.loads(sys.argv[4])
     lines = []
@@ -98,7 +100,15 @@ class Run:
         return found
 
 
-def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True) -> Run:
+PROFILES = ("compiled", "python", "uncompiled")
+
+
+def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True,
+        profile: str = "compiled") -> Run:
+    """Run ``student`` in the miniature kernel. ``profile``: the monitor's compiled fast
+    paths, its Python profile function only (``COURSEKIT_MONITOR_PROFILE=python``), or no
+    compiled module at all (an installation built without a compiler)."""
+    assert profile in PROFILES, profile
     fifo = tmp_path / "monitor"
     os.mkfifo(fifo)
     (tmp_path / "harness.py").write_text(HARNESS)
@@ -107,7 +117,9 @@ def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True)
                            str(tmp_path / "student.py"), json.dumps(checks),
                            json.dumps(preloaded)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+                          env={**os.environ, "OMP_NUM_THREADS": "1", "HARNESS_PROFILE": profile,
+                               **({"COURSEKIT_MONITOR_PROFILE": "python"}
+                                  if profile == "python" else {})})
     output = done.stdout + done.stderr
     assert done.returncode == 0 and "MONITOR " in done.stdout, output[-3000:]
     found = json.loads(done.stdout.split("MONITOR ", 1)[1].splitlines()[0])

@@ -186,6 +186,12 @@ try:
 except RuntimeError as error:
     print("REFUSED install:", error)
 _fast_profile.resume()   # refused by the audit hook (CPython reports it, raises nothing)
+import _signal
+try:   # signals watched with no code of the monitor's: every handler delivered anywhere
+    _fast_profile.watch_signals(_signal.signal, _signal.getsignal, frozenset())
+    print("WATCHED")
+except RuntimeError as error:
+    print("REFUSED watch_signals:", error)
 print("OWN NAMES", sorted(n for n in dir(_fast_profile) if not n.startswith("__")))
 
 
@@ -209,7 +215,9 @@ def test_student_code_cannot_replace_or_set_again_the_compiled_fast_paths(tmp_pa
     found = run(tmp_path, STUDENT, [E4])
     out = found.output
     assert "REFUSED install: the monitor's profile function is set already" in out, out[-3000:]
-    assert "OWN NAMES ['install', 'is_set', 'resume']" in out, out[-3000:]
+    assert "REFUSED watch_signals: signals are watched already" in out, out[-3000:]
+    assert ("OWN NAMES ['getsignal', 'guard', 'install', 'is_set', 'keep', 'resume', "
+            "'watch_signals', 'wrap_handlers']") in out, out[-3000:]
     assert "sys.setprofile from student code" in found.kinds("refused"), found.reports
     assert "torch.autograd.grad" in found.charged("after"), found.reports
 
