@@ -57,6 +57,9 @@ MAX_NOTEBOOK_CHARS = 100_000_000
 # recursion's would be thousands, and its first and last lines say what happened).
 MAX_ERROR_CHARS = 10_000
 MAX_TRACEBACK_LINES = 100
+# Of an exception's message, what a report line quotes ("the answer in cell 4 raised …"):
+# enough for a shape mismatch's message; the cell's output keeps the rest.
+SHOWN_ERROR_CHARS = 300
 
 # --------------------------------------------------------------------- a driven check (drive)
 # Observations kept per call: a check program has tens to hundreds of cases.

@@ -238,9 +238,7 @@ class Grader:
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
             if placed.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
-                evalue = run.evalue if len(run.evalue) < 200 else run.evalue[:200] + "…"
-                outcome.reasons.append(f"the answer in {placed.label} raised {run.ename}"
-                                       + (f": {evalue}" if evalue else ""))
+                outcome.reasons.append(f"the answer in {placed.label} raised {run.raised}")
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
                                        forbidden=forbidden)
         annotate(assembled, outcome.cells, execution.drives)

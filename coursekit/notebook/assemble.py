@@ -69,8 +69,8 @@ class Assembled:
         """Indices of the instructor's demo and exploration cells (no nbgrader role, a cell id
         from the release), which grading does not need to run: see :mod:`.autograde`."""
         return {index for index, placed in enumerate(self.placed)
-                if placed.origin == STUDENT and placed.role == lab_cells.PLAIN
-                and placed.cell.cell_type == "code" and placed.cell.get("id") in release_ids}
+                if placed.origin == STUDENT
+                and lab_cells.is_exploration(placed.cell, placed.role, release_ids)}
 
 
 def _normal(source: str) -> str:

@@ -25,7 +25,7 @@ from nbformat import NotebookNode
 
 from coursekit.caps import (MAX_DISPLAY_CHARS, MAX_ERROR_CHARS, MAX_MESSAGE_BYTES,
                             MAX_NOTEBOOK_CHARS, MAX_OUTPUTS_PER_CELL, MAX_PAYLOAD_CHARS,
-                            MAX_STREAM_CHARS, MAX_TRACEBACK_LINES)
+                            MAX_STREAM_CHARS, MAX_TRACEBACK_LINES, SHOWN_ERROR_CHARS)
 from coursekit.grading.encoding import MIME_TYPE
 from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from coursekit.grading.monitor import EXIT_CHANNEL_TAMPERED
@@ -67,6 +67,14 @@ class CellRun:
     evalue: str = ""
     note: str = ""
     label: str = ""
+
+    @property
+    def raised(self) -> str:
+        """How a report line says what the cell raised: ``NameError: name 'x' is not
+        defined``, the message cut at SHOWN_ERROR_CHARS."""
+        evalue = (self.evalue if len(self.evalue) <= SHOWN_ERROR_CHARS
+                  else self.evalue[:SHOWN_ERROR_CHARS] + "…")
+        return f"{self.ename}: {evalue}" if evalue else self.ename
 
 
 @dataclass

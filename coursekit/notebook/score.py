@@ -87,9 +87,7 @@ def missing_reason(execution: Execution | None, index: int | None, *,
     if run.status == CellStatus.ERROR:
         if hidden:
             return f"no result: {run.label} raised an exception before this call"
-        evalue = run.evalue if len(run.evalue) < 300 else run.evalue[:300] + "…"
-        return (f"no result: {run.label} raised {run.ename}: {evalue}" if evalue
-                else f"no result: {run.label} raised {run.ename}")
+        return f"no result: {run.label} raised {run.raised}"
     return "grade() was not called for this check (was the checks cell changed at run time?)"
 
 

@@ -178,9 +178,8 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     release_ids = _release_ids(course, lab)
     # Run what the grader runs: without the instructor's exploration cells (see
     # autograder.pipeline.autograde), when the release tells which cells those are.
-    skip = {index for index, cell in enumerate(nb.cells)
-            if release_ids is not None and cell.cell_type == "code"
-            and lab_cells.role_of(cell) == PLAIN and cell.get("id") in release_ids}
+    skip = {index for index, cell in enumerate(nb.cells) if release_ids is not None
+            and lab_cells.is_exploration(cell, lab_cells.role_of(cell), release_ids)}
     # The release's setup imports and check warm-ups, run before the monitor (as grading
     # does): never code from the notebook being validated, which may be anybody's.
     release = (lab_cells.load(course.release_notebook(lab))
@@ -215,9 +214,8 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     for cell in notebook.cells:
         run = execution.cells.get(cell.index)
         if cell.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
-            result.broken_answers.append(f"the answer in {run.label} raised {run.ename}"
-                                         + (f": {run.evalue[:300]}" if run.evalue else "")
-                                         + " — the checks after it cannot pass until it runs")
+            result.broken_answers.append(f"the answer in {run.label} raised {run.raised}"
+                                         " — the checks after it cannot pass until it runs")
         elif cell.role == WRITTEN:
             text = cell.source.strip()
             result.written.append((cell.grade_id or "", cell.points,
