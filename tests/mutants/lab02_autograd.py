@@ -218,6 +218,9 @@ MUTANTS = {
                 node.grad = grad
             else:
                 node.grad += grad''')),
+        ("seeds the root's gradient with the scalar 1.0 instead of np.ones_like(root.data): a root "
+         "with several elements hands wrong-shaped gradients down the graph",
+         _edit(_ENGINE, "grads = {id(root): np.ones_like(root.data)}", "grads = {id(root): np.array(1.0)}")),
     ],
     "no_grad": [
         ("__exit__ switches recording on instead of restoring the previous state", '''class no_grad:

@@ -426,6 +426,27 @@ MUTANTS = {
                 return False
     return True
 '''),
+        ("checks requires_grad_() copies of every input, so an input without requires_grad is "
+         "checked instead of skipped (a backward returning None for it is rejected)", '''def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    xs = [t.detach().clone().requires_grad_() for t in inputs]
+    out = fn(*xs)
+    v = torch.randn_like(out)
+    grads = torch.autograd.grad(out, xs, v, allow_unused=True)
+    with torch.no_grad():
+        for x, g in zip(xs, grads):
+            g = torch.zeros_like(x) if g is None else g
+            flat = x.view(-1)
+            for j in range(flat.numel()):
+                flat[j] += eps
+                plus = (v * fn(*xs)).sum().item()
+                flat[j] -= 2 * eps
+                minus = (v * fn(*xs)).sum().item()
+                flat[j] += eps
+                n = (plus - minus) / (2 * eps)
+                if abs(g.view(-1)[j].item() - n) > atol + rtol * abs(n):
+                    return False
+    return True
+'''),
     ],
 }
 

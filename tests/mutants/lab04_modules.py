@@ -334,6 +334,9 @@ class Sequential(Module):
         ("weights drawn from a standard normal", _mutate(_LAYERS, (
             "Parameter((torch.rand(*shape, device=device, dtype=dtype) * 2 - 1) * bound)",
             "Parameter(torch.randn(*shape, device=device, dtype=dtype))"))),
+        ("bias initialised to zeros instead of U(-1/sqrt(in), 1/sqrt(in))", _mutate(_LAYERS, (
+            "            self.bias = uniform(out_features)\n",
+            "            self.bias = Parameter(torch.zeros(out_features, device=device, dtype=dtype))\n"))),
         ("parameters created without the device argument (always on the CPU)", _mutate(_LAYERS, (
             "torch.rand(*shape, device=device, dtype=dtype)", "torch.rand(*shape, dtype=dtype)"))),
         ("forward with torch.mm: only 2-D inputs work", _mutate(_LAYERS, (

@@ -122,6 +122,22 @@ MUTANTS = {
                             or not torch.allclose(got, expected, rtol=atol, atol=rtol))
     return verdicts
 '''),
+        ("torch.allclose(eager, traced): the arguments swapped, the tolerance scaled by the trace's value", '''def trace_disagreements(fn, example, inputs, rtol=1e-5, atol=1e-7):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(fn, example)
+        verdicts = []
+        for x in inputs:
+            expected = fn(x)
+            try:
+                got = traced(x)
+            except Exception:
+                verdicts.append(True)
+                continue
+            verdicts.append(got.shape != expected.shape
+                            or not torch.allclose(expected, got, rtol=rtol, atol=atol))
+    return verdicts
+'''),
     ],
     "grow_or_shrink_traceable": [
         ("keeps the Python if (the trace freezes one branch)", '''def grow_or_shrink_traceable(x):

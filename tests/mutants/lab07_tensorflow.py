@@ -182,6 +182,9 @@ MUTANTS = {
          _edit(_TF1, "    with graph.as_default():\n", "    if True:\n")),
     ],
     "tape_train": [
+        ("returns the tf.Variables themselves as the final weights, not NumPy arrays",
+         _edit(_TAPE, "    return np.array(losses), w1.numpy(), w2.numpy()\n",
+               "    return np.array(losses), w1, w2\n")),
         ("writes the final weights into the caller's w1 and w2 too (its inputs changed)",
          _edit(_edit(_TAPE, "    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n",
                      "    given_w1, given_w2 = w1, w2\n    w1, w2 = tf.Variable(w1), tf.Variable(w2)\n"),

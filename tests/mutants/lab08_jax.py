@@ -113,6 +113,8 @@ def dropout_masks(key, steps, shape, keep_prob):
         masks.append(jax.random.bernoulli(step_key, keep_prob, shape))
     return jnp.stack(masks)
 '''),
+        ("b2 = jnp.zeros(1), of shape (1,), instead of a zero of shape ()",
+         _INIT_PARAMS.replace('"b2": jnp.zeros(())', '"b2": jnp.zeros(1)') + _DROPOUT_MASKS),
         ("NumPy zeros for the biases: b1 and b2 float64, not float32",
          '''def init_params(key, d_in, hidden):
     key_w1, key_w2 = jax.random.split(key)

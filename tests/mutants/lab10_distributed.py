@@ -152,6 +152,12 @@ MUTANTS = {
         ("all-gather adds instead of overwriting", _ring(*_RS, *_AG).replace(
             "        chunks[receive].copy_(incoming)\n", "        chunks[receive].add_(incoming)\n")),
         ("one step too few in each phase", _ring(*_RS, *_AG, steps="world_size - 2")),
+        ("the ring turned round: every rank sends to its left neighbour (indices mirrored, the "
+         "sum still right)",
+         _ring("(rank + step) % world_size", "(rank + step + 1) % world_size",
+               "(rank - 1 + step) % world_size", "(rank + step) % world_size").replace(
+             "right, left = (rank + 1) % world_size, (rank - 1) % world_size",
+             "right, left = (rank - 1) % world_size, (rank + 1) % world_size")),
         ("chunks sent as float64 whatever the tensor's dtype: twice the bytes of a float32 tensor",
          _ring(*_RS, *_AG, wire="torch.float64")),
         ("all-gather starts from the wrong chunk", _ring(*_RS, "(rank - step) % world_size",

@@ -445,6 +445,24 @@ def engine_program(impl, rng):
                     "same array for several inputs, and adding into it in place later changes "
                     "the other leaves' .grad too", names=("x.grad", "y.grad"))
 
+    # Planted in every seed: a root with several elements (no .sum() at the end). backward
+    # gives d(sum of root)/d(leaf), so the seed must be ones of root's shape; a scalar 1.0
+    # hands the add node a gradient of shape (), which never reaches A as an (n, d) array.
+    n, d = (int(v) for v in rng.choice(np.arange(2, 6), size=2, replace=False))
+    a1, c1, w1 = rng.standard_normal((n, d)), rng.standard_normal(d), rng.standard_normal((d, d))
+
+    def non_scalar_root():
+        a, c, w = (Node(v, requires_grad=True) for v in (a1, c1, w1))
+        impl["backward"]((a @ w) * c + a)
+        return a.grad, c.grad, w.grad
+
+    yield Case(f"a root with several elements: backward(root) for root = (A @ W) * c + A of "
+               f"shape {(n, d)} (no .sum()): gradients of A, c and W", non_scalar_root,
+               names=("A.grad", "c.grad", "W.grad"),
+               hint="seed the root's gradient with np.ones_like(root.data), not the scalar 1.0: "
+                    "backward(root) adds d(sum of root)/d(leaf), and a root with several "
+                    "elements needs a gradient of its own shape")
+
 
 # ------------------------------------------------------------------ exercise 3: no_grad
 
@@ -760,6 +778,8 @@ PROPERTIES = {
         *_OWN_ENGINE,
         edge("the lecture's b = a + a; c = b + b gives a a gradient of 4",
              "reused node: b = a + a; c = b + b"),
+        edge("a root with several elements: seeded with np.ones_like(root.data)",
+             "a root with several elements: backward(root)"),
     ),
     "lab02.no_grad": (
         parameter("root", "backward(sum(frozen * b))"),

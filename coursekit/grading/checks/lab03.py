@@ -522,6 +522,13 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
         return g
 
     mul = function("Mul", lambda a, b: a * b, lambda g, a, b: (g * b, g * a))
+
+    def by_constant(name: str, first: float):
+        # a * b with b a constant by design (a mask, a scale): backward returns None for b, as
+        # torch's own Functions do for inputs that need no gradient. Right as long as b does
+        # not require grad, which is how the check calls it.
+        return function(name, lambda a, b: a * b, lambda g, a, b: (first * g * b, None))
+
     cube = function("Cube", lambda x: x ** 3, lambda g, x: 3 * x ** 2 * g)
     return {
         "mul": (mul, function("MulSwapped", lambda a, b: a * b, lambda g, a, b: (g * a, g * b))),
@@ -529,6 +536,8 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
                                      lambda g, a, b: (g * b, 2 * g * a))),
         "mul_first_only": (mul, function("MulFirstWrong", lambda a, b: a * b,
                                          lambda g, a, b: (2 * g * b, g * a))),
+        # Used with a second input that does not require grad: both backwards return None there.
+        "mul_frozen": (by_constant("MulByConstant", 1.0), by_constant("MulByConstantFirstWrong", 2.0)),
         "ignores_grad_output": (mul, function("MulIgnoresGrad", lambda a, b: a * b,
                                               lambda g, a, b: (b.clone(), a.clone()))),
         "cube": (cube, function("CubeWrongPower", lambda x: x ** 3, lambda g, x: 3 * x * g)),
@@ -658,13 +667,18 @@ def my_gradcheck_program(impl, rng):
         yield Case(f"{family} (inputs {shapes}): rejects {what}, accepts the right backward",
                    _pair(impl, family, arrays, (False,) * len(arrays)),
                    names=("verdict on the broken backward", "verdict on the right backward"), hint=hint)
-    # An input that does not require grad must be skipped, not differentiated.
+    # An input that does not require grad must be skipped, not differentiated: the second
+    # input is a constant of the Function (its backward returns None for it), so a gradcheck
+    # that checks it anyway (on copies that all require grad, say) compares its finite
+    # differences with zeros and rejects the right backward.
     arrays = _gradcheck_inputs("mul_first_only", rng)
-    yield Case("mul with a second input that does not require grad: rejects a wrong first "
-               "gradient, accepts the right one",
-               _pair(impl, "mul_first_only", arrays, (False, True)),
+    yield Case("mul by a constant second input that does not require grad (backward returns "
+               "None for it): rejects a wrong first gradient, accepts the right one",
+               _pair(impl, "mul_frozen", arrays, (False, True)),
                names=("verdict on the broken backward", "verdict on the right backward"),
-               hint="skip inputs with requires_grad=False (their gradient is None)")
+               hint="skip the inputs whose requires_grad is False, as the caller set it: a "
+                    "Function may treat them as constants (its backward returns None for "
+                    "them), so do not check them, and do not check copies that all require grad")
     # The defaults, called: eps=1e-6 (x^3 has a central-difference error of eps^2), atol=1e-5
     # and rtol=1e-3 (an element off by 0.1 is rejected).
     for family in ("cube", "one_element"):
@@ -806,7 +820,7 @@ PROPERTIES = {
         promise("False for a wrong one", ": verdict on the broken backward"),
         promise("every input that requires grad is compared", "mul_second (inputs"),
         promise("inputs without requires_grad are skipped",
-                "mul with a second input that does not require grad"),
+                "mul by a constant second input that does not require grad"),
         promise("element by element", "one_element (inputs"),
         promise("central finite differences", "cube (inputs"),
         promise("the tolerance is atol + rtol * |numerical|", "small_values (inputs"),

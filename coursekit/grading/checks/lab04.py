@@ -356,6 +356,20 @@ def _init_stats(Linear, i: int, o: int) -> tuple:
             bool(abs(float(w.mean())) < 0.05 * bound))
 
 
+def _bias_init_stats(Linear, i: int, o: int) -> tuple:
+    """The bias of a wide layer: within the bound, and the spread of U(-b, b). With o = 20000
+    values drawn from U(-b, b), the sample std is within 10% of b / sqrt(3) except with
+    probability below 1e-50 (Hoeffding on the mean of x^2, Bernstein on the mean), whatever
+    the answer draws first: a right answer never loses this case, a zero bias always does."""
+    torch = _torch()
+    torch.manual_seed(0)
+    layer = Linear(i, o)
+    bound = 1 / np.sqrt(i)
+    b = dict(layer.named_parameters())["bias"].detach().double()
+    return (bool(b.abs().max() <= bound),
+            bool(abs(float(b.std()) / (bound / np.sqrt(3)) - 1) < 0.1))
+
+
 def _meta_linear(Linear, i: int, o: int, n: int) -> Callable[[], Any]:
     def thunk():
         torch = _torch()
@@ -401,6 +415,12 @@ def layers_program(impl, rng):
                lambda: _init_stats(impl["Linear"], 400, 50),
                names=("dtype", "all values within the bound", "std within 10% of bound/sqrt(3)", "mean near 0"),
                hint=LAYER_HINTS["init"])
+    # The bias is drawn like the weight (the text: "both weight and bias"), not set to zeros.
+    yield Case("Linear(16, 20000) bias initialisation: within ±1/sqrt(16), spread of U(-b, b)",
+               lambda: _bias_init_stats(impl["Linear"], 16, 20000),
+               names=("bias within the bound", "bias std within 10% of bound/sqrt(3)"),
+               hint="the bias starts uniform in [-1/sqrt(in_features), 1/sqrt(in_features)] like "
+                    "the weight, not at zeros: draw it as (torch.rand(out_features) * 2 - 1) * bound")
     yield Case(f"Linear({i}, {o}, device='meta'): meta parameters, meta output",
                _meta_linear(impl["Linear"], i, o, 3), names=("weight", "output"), hint=LAYER_HINTS["device"])
     x = rng.standard_normal((3, 4))
@@ -764,6 +784,9 @@ PROPERTIES = {
         promise("initialised U(-1/sqrt(in), 1/sqrt(in))",
                 "initialisation: dtype, within ±1/sqrt(400), spread and mean of U(-b, b): "
                 "std within 10% of bound/sqrt(3)"),
+        promise("the bias initialised U(-1/sqrt(in), 1/sqrt(in)) too, not zeros",
+                "bias initialisation: within ±1/sqrt(16), spread of U(-b, b): "
+                "bias std within 10% of bound/sqrt(3)"),
         promise("torch's default dtype when dtype is None",
                 "spread and mean of U(-b, b): dtype"),
         promise("the given dtype is used", "Linear(4, 2), input (3, 1, 4): output (float64"),

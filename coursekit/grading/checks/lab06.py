@@ -240,6 +240,47 @@ def _tolerance_cases(impl: Any, rng):
                        FUNCTIONS["via_numpy"], _tensor(e), [_tensor(x) for x in i], **t),
                    hint="pass rtol and atol on to torch.allclose(traced_result, eager_result, "
                         "rtol=rtol, atol=atol): each input's verdict depends on them")
+    yield _argument_order_case(impl, rng)
+
+
+# The relative tolerance of the argument-order case: torch.allclose(a, b) asks
+# |a - b| <= atol + rtol * |b|, so with atol=0 it matters whether b is the traced or the eager
+# result once the two differ by between rtol / (1 + rtol) and rtol / (1 - rtol) of b.
+_ORDER_RTOL = 0.25
+
+
+def _squares_scaled(rng, example: np.ndarray, low: float, high: float, sign: int) -> np.ndarray:
+    """An input whose square is ``example``'s square times (1 + sign * d): d in [0, low) for
+    every element but [0, 0], whose d lies well inside (low, high)."""
+    change = rng.uniform(0.0, low, example.shape)
+    margin = 0.2 * (high - low)
+    change[0, 0] = rng.uniform(low + margin, high - margin)
+    return example * np.sqrt(1.0 + sign * change)
+
+
+def _argument_order_case(impl: Any, rng) -> Case:
+    """via_numpy's trace returns the example's square: one input's square lies above it by
+    more than rtol of the trace's value but within rtol of its own, the other lies below it by
+    less than rtol of the trace's value but more than rtol of its own. The documented order,
+    torch.allclose(traced_result, eager_result), scales the tolerance with the eager result:
+    the first agrees, the second disagrees; the arguments swapped give both verdicts the other
+    way round."""
+    from coursekit.graphs.models import FUNCTIONS
+
+    r = _ORDER_RTOL
+    cols = int(rng.integers(2, 6))
+    example = rng.uniform(1.0, 3.0, (3, cols)) * rng.choice([-1.0, 1.0], (3, cols))
+    above = _squares_scaled(rng, example, r, r / (1 - r), +1)     # eager above the trace
+    below = _squares_scaled(rng, example, r / (1 + r), r, -1)     # eager below the trace
+    inputs = [above, below] if rng.integers(2) else [below, above]
+    return Case(f"via_numpy: one input whose square is above the example's by more than "
+                f"rtol of the example's, one below by less, rtol={r:g}, atol=0 given",
+                lambda e=example, i=inputs: impl(FUNCTIONS["via_numpy"], _tensor(e),
+                                                  [_tensor(x) for x in i], rtol=r, atol=0.0),
+                hint="torch.allclose is not symmetric: allclose(a, b) allows atol + rtol * |b|, "
+                     "scaled by its second argument. Call it as torch.allclose(traced_result, "
+                     "eager_result, rtol=rtol, atol=atol), the eager result second, not with "
+                     "the arguments swapped")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -939,6 +980,8 @@ PROPERTIES = {
                 "via_numpy: traced on one example"),
         promise("one bool per input, True where the trace disagrees", "grow_or_shrink: traced"),
         promise("values compared with torch.allclose", "scale_by_length: traced"),
+        promise("torch.allclose(traced_result, eager_result): the tolerance scales with the "
+                "eager result", "one below by less, rtol=0.25, atol=0 given"),
         promise("a trace that agrees everywhere gives False everywhere", "smooth_gate: traced"),
         promise("the reference trace_disagreements is not used",
                 forbidden="coursekit.graphs.tracing"),

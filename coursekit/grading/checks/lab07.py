@@ -98,6 +98,22 @@ def _inputs_changed(box: dict, given: tuple, originals: tuple) -> str:
     return ", ".join(changed) or "none"
 
 
+def _weight_types(box: dict) -> str:
+    """The types of the final weights returned, once the call has returned a triple: a
+    tf.Variable or a tensor compares equal by its values, so only its type tells it apart."""
+    if "result" not in box:
+        raise EarlierStepFailed("skipped: the call to your function failed (see the case above)")
+    if type(box["result"]) not in (tuple, list) or len(box["result"]) != 3:
+        raise TypeError(f"expected a tuple (losses, w1, w2), got {type(box['result']).__name__}")
+
+    def kind(w: Any) -> str:
+        if isinstance(w, np.ndarray):
+            return "a NumPy array"
+        return f"a {type(w).__module__}.{type(w).__qualname__}"
+
+    return ", ".join(f"{name}: {kind(w)}" for name, w in zip(("w1", "w2"), box["result"][1:]))
+
+
 def _still_eager(box: dict) -> bool:
     """Whether eager execution is on, once the call has returned a triple (anything else, or
     an object that pretends to be one, fails here as in the other cases)."""
@@ -164,6 +180,10 @@ def _train_program(impl, rng, *, eager_case: bool):
                hint="your function wrote into an array it was given (`w1 -= ...` or "
                     "`w1[...] = ...` on the caller's NumPy array); a Variable made from w1 "
                     "holds a copy: update that, and return the final weights")
+    yield Case("the final w1 and w2 are returned as NumPy arrays",
+               lambda box=box: _weight_types(box),
+               hint="return the final weights as NumPy arrays (w1.numpy(), or what sess.run "
+                    "fetches), not the tf.Variable or tensor objects themselves")
     if eager_case:  # only once the calls above have returned (a stub changes nothing)
         yield Case("eager execution is still on after the call",
                    lambda box=box: _still_eager(box),
@@ -751,6 +771,8 @@ PROPERTIES = {
                                                            "5 steps, lr=0.0384): final w1"),
         promise("the arrays given are left as they were",
                 "the caller's x, y, w1 and w2 are left as they were"),
+        promise("the final weights as NumPy arrays",
+                "the final w1 and w2 are returned as NumPy arrays"),
         promise("eager execution stays on (no disable_eager_execution)",
                 "eager execution is still on after the call"),
         promise("tf.GradientTape is not used", forbidden="tensorflow.GradientTape"),
@@ -768,6 +790,8 @@ PROPERTIES = {
                                           "lr=0.0907): final w1"),
         promise("the arrays given are left as they were",
                 "the caller's x, y, w1 and w2 are left as they were"),
+        promise("the final weights as NumPy arrays, not tf.Variables",
+                "the final w1 and w2 are returned as NumPy arrays"),
         promise("no tf1.Session", forbidden="tensorflow.compat.v1.Session"),
         promise("no tf1.gradients", forbidden="tensorflow.gradients"),
         edge("one step", "one step (N=5"),

@@ -300,6 +300,18 @@ def init_params_program(impl: Any, rng):
                     "np.zeros gives float64 arrays and a Python 0.0 a float64 scalar; "
                     + _INIT_HINT)
 
+    def shapes():
+        import jax
+
+        got = impl(jax.random.key(seed), d_in, hidden)
+        # As text: the comparison of values lets an array of one element stand for a scalar.
+        return {name: str(tuple(np.shape(value))) for name, value in got.items()}
+
+    yield Case(f"the parameters' shapes: w1 ({d_in}, {hidden}), b1 ({hidden},), w2 ({hidden},), "
+               f"b2 ()", shapes,
+               hint="b2 is a zero of shape (), a scalar: jnp.zeros(()), not jnp.zeros(1), whose "
+                    "shape is (1,); b1 is jnp.zeros(hidden), of shape (hidden,)")
+
 
 @check("lab08.dropout_masks", reference=lambda: _reference_prng()["dropout_masks"],
        forbid=_RANDOM_STATE)
@@ -615,6 +627,8 @@ PROPERTIES = {
         promise("one split; w1 and w2 normal from their own keys, scaled by 1/sqrt(fan-in); "
                 "zero biases", "init_params(jax.random.key("),
         promise("float32 values", "float32 parameters"),
+        promise("shapes (d_in, hidden), (hidden,), (hidden,) and b2 of shape ()",
+                "the parameters' shapes"),
         promise("the same key gives the same parameters", "the same key gives the same"),
         promise("JAX keys only: no numpy.random", forbidden="numpy.random"),
         promise("JAX keys only: no random", forbidden="random"),

@@ -223,9 +223,11 @@ def data_parallel_program(impl: Any, rng):
 
 
 def _ring_rank(impl, arrays):
-    """One rank: its own tensor of each shape, the answer on each, the bytes it sent."""
+    """One rank: its own tensor of each shape, the answer on each, the bytes it sent and the
+    ranks it sent them to."""
     import torch
     import torch.distributed as dist
+    from torch._C._distributed_c10d import ProcessGroup
 
     from coursekit.distributed.traffic import counting_sent_bytes
 
@@ -233,10 +235,33 @@ def _ring_rank(impl, arrays):
     results = []
     for stacked in arrays:
         tensor = torch.from_numpy(stacked[rank].copy())
+        destinations: set[int] = set()
         with counting_sent_bytes() as sent:
-            impl(tensor)
-        results.append({"tensor": tensor.clone(), "bytes": sent[0]})
+            counted = ProcessGroup.send
+
+            # Every point-to-point send (send, isend, batch_isend_irecv) goes through
+            # ProcessGroup.send(tensors, dstRank, tag): the destination, a rank of the group
+            # (of the default group: the global rank).
+            def send(self, tensors, *args, **kwargs):
+                where = args[0] if args else kwargs.get("dstRank", kwargs.get("dst"))
+                destinations.add(int(where))
+                return counted(self, tensors, *args, **kwargs)
+
+            ProcessGroup.send = send
+            try:
+                impl(tensor)
+            finally:
+                ProcessGroup.send = counted
+        results.append({"tensor": tensor.clone(), "bytes": sent[0],
+                        "destinations": sorted(destinations)})
     return results
+
+
+def _destinations(results: list[dict]) -> dict:
+    """Whom each rank sent to, over all the calls of one run."""
+    sent_to = [sorted({d for call in rank for d in call["destinations"]}) for rank in results]
+    return {f"rank {r}": "sends to " + (", ".join(f"rank {d}" for d in to) or "nobody")
+            for r, to in enumerate(sent_to)}
 
 
 def _traffic(results: list[dict], world_size: int, numel: int, itemsize: int) -> dict:
@@ -300,6 +325,12 @@ def ring_all_reduce_program(impl: Any, rng):
                        hint="in a ring each rank sends 2(N-1) chunks of about n/N elements, "
                             "one per step, only to its right neighbour, in the tensor's own "
                             "dtype; together the ranks send 2(N-1) tensor sizes")
+        yield Case(f"{world_size} ranks, {np.dtype(dtype).name}: whom each rank sends to",
+                   lambda box=box: _destinations(box.get()),
+                   hint="the ring runs one way: rank r sends only to its right neighbour, "
+                        "(r + 1) % world_size, and receives only from its left, "
+                        "(r - 1) % world_size; sending to the left (r - 1) is the ring turned "
+                        "round, which sums right but is not the exercise's ring")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -535,7 +566,8 @@ PROPERTIES = {
         parameter("tensor", "the tensor on every rank afterwards"),
         promise("the elementwise sum over all ranks, in place",
                 "the tensor on every rank afterwards"),
-        promise("2(N-1) chunks per rank, only to the right neighbour", "bytes sent"),
+        promise("2(N-1) chunks per rank", "bytes sent"),
+        promise("sent only to the right neighbour, (rank + 1) mod N", "whom each rank sends to"),
         promise("chunks sent in the tensor's own dtype", "float32: bytes sent"),
         promise("no collective", forbidden="torch.distributed.all_reduce"),
         edge("a size that does not divide by the number of ranks", "shape (13,)"),
