@@ -414,6 +414,9 @@ def autograde(course: Course, *, labs: list[str] | None = None,
             f"visible)")
     else:
         log("\n" + status.warning + "\n")
+    uncompiled = monitoring.compiled_warning()
+    if uncompiled:
+        log(uncompiled)
     url = db_url or course.default_db_url
     gradebook = gb.open_gradebook(url)
     try:

@@ -45,6 +45,24 @@ PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ, Linux; named in the fcntl module from Python 3.10
 
 
+UNCOMPILED = ("WARNING: the grading monitor's compiled module (coursekit.grading._fast_profile) "
+              "is missing: coursekit was installed without a C compiler. Grading works, but "
+              "the monitor is slower and leaves three more ways around it open (README: known "
+              "limits). Install a C compiler (Debian: gcc, python3-dev) and install coursekit "
+              "again (`make .venv` or `pip install`).")
+
+
+def compiled_warning() -> str:
+    """What the grader says before a class run when the monitor's fast paths were not built:
+    "" when they were (NOTE [Signals] and NOTE [Sealed state] in the monitor need them)."""
+    import importlib
+    try:
+        importlib.import_module("coursekit.grading._fast_profile")
+    except ImportError:
+        return UNCOMPILED
+    return ""
+
+
 def _never_started(execution) -> bool:
     return (execution.stopped or "").startswith("the kernel did not start")
 

@@ -6,6 +6,7 @@ import asyncio
 import csv
 import json
 import shutil
+import sys
 
 import nbformat
 import pytest
@@ -208,6 +209,21 @@ def test_grading_without_the_sandbox_says_so_loudly_everywhere(graded_class, tmp
     assert "SANDBOX UNAVAILABLE" in render(outcome, "Fixture lab")
     from autograder.publish.export import results_json
     assert "SANDBOX UNAVAILABLE" in results_json(outcome)["output"]
+
+
+@pytest.mark.slow
+def test_a_grader_installed_without_a_compiler_says_so(graded_class, tmp_path, capsys,
+                                                       monkeypatch):
+    """The monitor's compiled module is optional at install; without it the instructor is
+    told what is weaker and how to fix it, and grading goes on."""
+    from coursekit.notebook.monitoring import UNCOMPILED
+    root = ["--root", str(graded_class.course.root)]
+    args = ["autograde", "--student", "ada_full", *LIMITS, "--no-progress", *root]
+    assert cli([*args, "--db", f"sqlite:///{tmp_path / 'compiled.db'}"]) == 0
+    assert "compiled module" not in capsys.readouterr().out      # this install has it
+    monkeypatch.setitem(sys.modules, "coursekit.grading._fast_profile", None)
+    assert cli([*args, "--db", f"sqlite:///{tmp_path / 'uncompiled.db'}"]) == 0
+    assert UNCOMPILED in capsys.readouterr().out
 
 
 def test_hidden_seeds_are_fresh_for_every_grading_and_stable_within_one():
