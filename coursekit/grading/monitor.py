@@ -71,8 +71,9 @@ whose ``f_globals`` its private globals (neither read is audited):
 * what the monitor reads of an object it was handed is read through C descriptors and exact
   types (``_ours_text``), never a method of the student's (``__eq__``, a metaclass's
   property);
-* signals are delivered elsewhere (NOTE [Signals]). A monitor in the same process cannot
-survive everything (see the threat model in the README): each way around it is refused,
+* signals are delivered elsewhere (NOTE [Signals]).
+
+A monitor in the same process cannot survive everything (see the threat model in the README): each way around it is refused,
 reported, or kills the kernel (a replaced pipe).
 
 NOTE [Signals]
@@ -523,7 +524,10 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
-    s.keep = _keeper()
+    fast = _compiled()
+    # What the monitor lets go of is freed after its code has returned (NOTE [Sealed state]);
+    # without the compiled module, at once (``id`` does nothing with it: README known limits).
+    s.keep = fast.keep if fast is not None else id
     s.info, s.last_open = [0], {}
     on_call = seal(_on_call, s=s)
     on_c_call = seal(_on_c_call, s=s)
@@ -531,20 +535,20 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     # The code of every function of the monitor, in any module it sealed a function of.
     s.own_codes = frozenset(id(_CODE_OF(f)) for g in private.values()
                             for f in g.values() if type(f) is _FUNCTION)
-    signals_set = _watch_signals(s)
+    signals_set = _watch_signals(s, fast)
     s.profile = profile = seal(_profile, modules=s.modules, on_call=on_call,
                                on_c_call=on_c_call, on_return=on_return, returns=s.walked,
                                c_seen=s.c_seen, infos=s.infos, signals_set=signals_set)
     hook = seal(_hook, s=s, handlers={event: seal(handler)
                                       for event, handler in _HANDLERS.items()})
-    guard = _guard()
+    guard = _guard(fast)
     # What CPython calls itself: the garbage collector paused (NOTE [Sealed state]).
     s.entry = guard(profile)
     # The monitor's own functions: reading or changing them, or their frames, is refused.
     s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
                                        s.report, s.entry))
     _quiet_own(s)
-    s.resume, s.is_set = _set_profile(s, seal)
+    s.resume, s.is_set = _set_profile(s, seal, fast)
     # A new thread starts with the Python profile function; the audit hook sets the C one at
     # the thread's first audited event.
     threading.setprofile(s.entry)
@@ -552,14 +556,22 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.write("ready", f"{len(targets)} targets")
 
 
-def _set_profile(s, seal):
+def _compiled():
+    """The monitor's fast paths in C (``fast_profile.c``), or None where coursekit was built
+    without a compiler."""
+    try:
+        from . import _fast_profile
+    except ImportError:
+        return None
+    return _fast_profile
+
+
+def _set_profile(s, seal, fast):
     """Set the profile function, with its fast paths in C where they were built
     (``fast_profile.c``; NOTE [Cost]). Return what sets it again, and what says whether it is
     still this thread's: ``sys.getprofile()`` answers the object a profile function was set
     with, which a copy of the compiled module (its own state) can be set with too."""
-    try:
-        from . import _fast_profile as fast
-    except ImportError:   # built without a compiler: the same decisions, in Python alone
+    if fast is None:   # built without a compiler: the same decisions, in Python alone
         sys.setprofile(s.entry)
         return functools.partial(_SETPROFILE, s.entry), seal(_profile_is_set, profile=s.entry)
     compiled = os.environ.get(PROFILE_ENV) != "python"
@@ -571,50 +583,35 @@ def _set_profile(s, seal):
     return (fast.resume if compiled else functools.partial(_SETPROFILE, s.entry)), fast.is_set
 
 
-def _watch_signals(s):
+def _watch_signals(s, fast):
     """Have every Python signal handler, now and whenever one is set, delivered as NOTE
     [Signals] says; return what the Python profile function calls after a C function named
     ``signal`` has returned (the compiled one sees _signal.signal's C code itself). Needs the
     compiled module: without it, None (the README's known limits)."""
-    try:
-        from . import _fast_profile as fast
-    except ImportError:
+    if fast is None:
         return None
     fast.watch_signals(_SIGNAL_SET, _SIGNAL_GET, s.own_codes)
     _signal.getsignal = fast.getsignal   # signal.getsignal calls it: the handler as it was set
     return fast.wrap_handlers
 
 
-def _keeper():
-    """What the monitor hands what it lets go of (NOTE [Sealed state]): freed after its code
-    has returned where compiled; without the compiled module, freed at once (``id`` does
-    nothing with it: the README's known limits)."""
-    try:
-        from ._fast_profile import keep
-    except ImportError:
-        return id
-    return keep
-
-
-def _guard():
+def _guard(fast):
     """What wraps a function of the monitor that CPython calls (the audit hook, a Python
     profile function) so that it runs with the garbage collector paused (NOTE [Sealed
     state]): compiled where it was built, else in Python. What it makes is what student code
     can be handed (``sys.getprofile()``, ``threading._profile_hook``), so it leads nowhere:
     the compiled one has no attributes, and the Python one has globals of its own, empty
     (``__globals__`` is read without an audited event), and is one of ``s.ours``."""
-    try:
-        from ._fast_profile import guard
-    except ImportError:
+    if fast is None:
         return lambda function: _bare(_gc_paused, wrapped=function)
-    return guard
+    return fast.guard
 
 
 def _bare(function, **state):
-    """A copy of one of the monitor's functions that student code may be handed, or that
-    may run under student code (a signal handler's frame): globals of its own, empty, so that
-    neither ``__globals__`` nor ``f_globals`` (read without an audited event) leads to the
-    monitor's private globals. Such a function looks up no global name; ``state`` is its
+    """A copy of one of the monitor's functions that student code may be handed (the
+    Python guard, where nothing is compiled): globals of its own, empty, so that neither
+    ``__globals__`` nor ``f_globals`` (read without an audited event) leads to the monitor's
+    private globals. Such a function looks up no global name; ``state`` is its
     keyword-only defaults."""
     copy = _FUNCTION(_CODE_OF(function), {"__builtins__": {}}, function.__name__,
                      function.__defaults__)
