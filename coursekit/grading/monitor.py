@@ -12,7 +12,9 @@ cells, ``%run``, imported files of the student's own), ``types.FunctionType`` an
 audit hook sees them (``exec``, ``function.__new__``, ``object.__setattr__``). The import
 system's own loading of an installation file is the one exception; the audit hook refuses
 any other code that claims an installation file's name (``compile``, ``code.__new__``,
-``marshal``). Any code object that runs and is neither also counts as the student's (dynamo's
+``marshal``), and code compiled from a syntax tree (which raises no event in Python 3.11)
+that is run as a module body counts as the library's only when it equals that file's code
+(:func:`_is_file_code`). Any code object that runs and is neither also counts as the student's (dynamo's
 rewritten bytecode, say): failing closed. Nothing is trusted for where it lives or what it is
 called: the checks' own folder is grading code, which student code may call only through
 the public API (``grade``), through what a check hands it (:func:`.program.handed`, and the
@@ -95,6 +97,7 @@ import _thread
 import dis
 import functools
 import gc
+import marshal
 import os
 import sys
 import threading
@@ -148,6 +151,11 @@ _NOW, _NOW_NS, _INTERRUPT_MAIN = time.monotonic, time.time_ns, _thread.interrupt
 _START_THREAD, _LOCK, _LOCKED = _thread.start_new_thread, _thread.LockType, \
     _thread.LockType.locked
 _THREAD_ID = _thread.get_ident
+_LOADS = marshal.loads
+# Where the import system caches a module's bytecode (``importlib.util.cache_from_source``,
+# which is Python code student code could change; this is computed once, here).
+_PYC_SUFFIX = (f".{sys.implementation.cache_tag}"
+               + (f".opt-{sys.flags.optimize}" if sys.flags.optimize else "") + ".pyc")
 _SIGNAL_SET, _SIGNAL_GET = _signal.signal, _signal.getsignal
 _THREADING_DICT = vars(threading)
 _BOOTSTRAP = threading.Thread._bootstrap.__code__
@@ -1270,6 +1278,12 @@ def _on_exec(event, args, caller, from_student, s):
     if library and from_student:
         s.write("tamper", "ran library code with globals of its own")
         raise RuntimeError("coursekit: library code cannot be exec'd while grading")
+    if library and not _is_file_code(code):
+        # Code compiled from a syntax tree raises no audit event, so it can take any name:
+        # run as a module body (``runpy._run_code``), it is the student's, not the library's.
+        s.write("tamper", f"ran code under the name {code.co_filename[:80]} that is not "
+                          "that file's code")
+        library = False
     if library:
         s.module_bodies[id(code)] = code   # a library module being imported (see the walk)
         if _STARTS(code.co_filename, s.grading):
@@ -1435,6 +1449,28 @@ def _owner(function, _type=type, _module_of=_MODULE_OF_TYPE, _getattr=getattr, _
     except _error:
         return ""
     return module if _type(module) is _str else ""
+
+
+def _is_file_code(code, _loads=_LOADS, _equal=_CODE.__eq__, _ends=str.endswith) -> bool:
+    """Whether ``code`` is the code of the file it names: equal to the file's cached
+    bytecode, or to its text compiled (what the import system runs as a module body).
+    Code objects are compared without their file names."""
+    filename = code.co_filename
+    if not (_ends(filename, ".py") and _STARTS(filename, "/")):
+        return False
+    folder, _, name = filename.rpartition("/")
+    try:
+        with open(f"{folder}/__pycache__/{name[:-3]}{_PYC_SUFFIX}", "rb") as handle:
+            if _equal(code, _loads(handle.read()[16:])) is True:   # after the pyc header
+                return True
+    except Exception:  # noqa: BLE001 — no cache, or a stale or broken one: read the text
+        pass
+    try:
+        with open(filename, "rb") as handle:
+            text = handle.read()
+        return _equal(code, compile(text, filename, "exec", dont_inherit=True)) is True
+    except Exception:  # noqa: BLE001 — unreadable or not Python: not that file's code
+        return False
 
 
 def _is_file_text(source, filename: str) -> bool:
