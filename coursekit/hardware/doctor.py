@@ -69,6 +69,9 @@ form of this list. Sizes are bytes, rates are TFLOP/s or GB/s (10^9 bytes/s), ti
     ``nvidia_smi`` (path or null), ``error``, and ``devices``: [{index, name, uuid,
     pci_bus_id, memory_bytes, compute_capability, pcie_link_gen, pcie_link_width,
     pcie_peak_gbps, known_peak (key of the peak table or null)}].
+``grading``
+    ``monitor_compiled``: whether the grading monitor's compiled module was built (without
+    it, ``coursekit autograde`` grades with a weaker monitor and says so).
 ``findings``
     [{``level``: error / warning / info, ``code`` (stable identifier such as
     "missing:torch" or "tensorflow-no-gpu"), ``message``, ``fix``}], errors first.

@@ -138,6 +138,7 @@ def collect_environment(timeout: float = 120.0,
         machine = host.machine_report()
         packages = package_versions()
         jupyter = jupyter_extensions()
+        grading = grading_report()
         gpu = gpu_future.result()
         found = probe_future.result()
     blas = {name: found[name].pop("blas", None) if name in found else None for name in ("numpy", "torch")}
@@ -145,4 +146,12 @@ def collect_environment(timeout: float = 120.0,
         probe.pop("blas", None)
     env = {var: os.environ[var] for var in ENV_VARS if var in os.environ}
     return {"machine": machine, "env": env, "packages": packages, "jupyter": jupyter, "blas": blas,
-            "frameworks": found, "gpu": gpu}
+            "frameworks": found, "gpu": gpu, "grading": grading}
+
+
+def grading_report() -> dict[str, Any]:
+    """Whether the grading monitor's fast paths in C were built with coursekit (an optional
+    extension: where no C compiler was at hand, the installation succeeded without it)."""
+    from coursekit.notebook.monitoring import compiled_warning
+
+    return {"monitor_compiled": not compiled_warning()}

@@ -258,6 +258,18 @@ def coursekit_device(report: dict[str, Any]) -> list[Finding]:
 
 
 @rule
+def grading_monitor_compiled(report: dict[str, Any]) -> list[Finding]:
+    if report.get("grading", {}).get("monitor_compiled", True):
+        return []
+    # Only a machine that grades needs it: a student's laptop is fine without (info).
+    return [Finding("info", "grading-monitor-uncompiled",
+                    "coursekit was installed without its compiled grading monitor; a machine that "
+                    "grades hand-ins would run a slower monitor with more ways around it",
+                    "on a grading machine: install a C compiler (Debian: gcc, python3-dev), then "
+                    "install coursekit again (make .venv, or pip install)")]
+
+
+@rule
 def thread_limits(report: dict[str, Any]) -> list[Finding]:
     cores = report.get("machine", {}).get("cpu", {}).get("usable_cores") or 1
     found = []

@@ -163,6 +163,7 @@ REPORT_SCHEMA: dict[str, Any] = {
             "devices": {"type": "array", "items": _GPU_DEVICE},
             "error": _STR_OR_NULL,
         }),
+        "grading": _object({"monitor_compiled": {"type": "boolean"}}),
         "findings": {"type": "array", "items": _FINDING},
         "bench": {"oneOf": [{"type": "null"}, _BENCH]},
     }),

@@ -109,6 +109,7 @@ _HEALTHY: dict[str, Any] = {
     },
     "gpu": {"driver_present": False, "driver_version": None, "cuda_driver_version": None, "nvidia_smi": None,
             "devices": [], "error": None},
+    "grading": {"monitor_compiled": True},
     "findings": [],
     "bench": None,
 }

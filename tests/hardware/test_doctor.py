@@ -50,6 +50,13 @@ def test_real_report_sees_every_framework_and_runs_the_tiny_op(doctor_run) -> No
     assert doctor_run.report["packages"]["torch"]["version"].startswith(frameworks["torch"]["version"][:4])
 
 
+def test_the_report_says_whether_the_grading_monitor_was_compiled(doctor_run, monkeypatch) -> None:
+    assert doctor_run.report["grading"] == {"monitor_compiled": True}   # this install has it
+    from coursekit.hardware.environment import grading_report
+    monkeypatch.setitem(sys.modules, "coursekit.grading._fast_profile", None)   # as if no compiler
+    assert grading_report() == {"monitor_compiled": False}
+
+
 def test_json_mode_prints_only_json_on_stdout(doctor_run) -> None:
     assert doctor_run.stdout.lstrip().startswith("{") and doctor_run.stdout.rstrip().endswith("}")
 
@@ -122,7 +129,7 @@ def fake_environment(monkeypatch, make_report):
     base = make_report()
 
     def collect(timeout: float = 0, frameworks: Any = None) -> dict[str, Any]:
-        keys = ("machine", "env", "packages", "jupyter", "blas", "frameworks", "gpu")
+        keys = ("machine", "env", "packages", "jupyter", "blas", "frameworks", "gpu", "grading")
         return {k: copy.deepcopy(base[k]) for k in keys}
 
     monkeypatch.setattr(environment, "collect_environment", collect)

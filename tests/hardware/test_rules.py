@@ -187,6 +187,13 @@ def test_thread_limits_are_info(make_report) -> None:
     assert only(report, "threads-limited:OMP_NUM_THREADS").level == "info"
 
 
+def test_a_coursekit_without_its_compiled_grading_monitor_is_info_with_the_fix(make_report) -> None:
+    report = make_report()
+    report["grading"]["monitor_compiled"] = False
+    finding = only(report, "grading-monitor-uncompiled")
+    assert finding.level == "info" and "C compiler" in finding.fix
+
+
 def test_reference_blas_is_a_warning(make_report) -> None:
     report = make_report()
     report["blas"]["numpy"]["name"] = "blas"
