@@ -23,7 +23,9 @@ closures a check program makes while it runs), and never a reference.
 Three rules judge what runs (see :func:`_on_call`):
 
 * a **forbidden target** (a check's ``forbid=``: :mod:`.targets`) called with student code
-  anywhere on the stack above it, up to the grader's request (``oracle.drive``), is reported.
+  anywhere on the stack above it, up to the grader's request (``oracle.drive``) or a library
+  module's body that the import system runs for library code (:func:`_imported_for_library`),
+  is reported.
   A thread that student code started counts as student code at its root. Torch's grad-mode
   context managers are never targets: they are the lecture's idiom;
 * **grading code** called from student code (the nearest non-library frame above it) is
@@ -378,7 +380,7 @@ def answer_patterns(impl, matcher: dict, grading: tuple = ()) -> set[str]:
         if type(function) is _FUNCTION:
             code = _CODE_OF(function)
             patterns = match_code(code, matcher)
-            if grading and _STARTS(code.co_filename, grading[0]) and (
+            if grading and _named_under(code.co_filename, grading[0]) and (
                     id(code) not in grading[1] or id(code) in grading[2]):
                 patterns += (GRADING_TARGET,)
         else:
@@ -474,6 +476,7 @@ class _State:
         "entry",
         "fifo",
         "grading",
+        "import_system",
         "info",
         "infos",
         "install_code",
@@ -532,6 +535,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
+    s.import_system = _import_system()
     fast = _compiled()
     # What the monitor lets go of is freed after its code has returned (NOTE [Sealed state]);
     # without the compiled module, at once (``id`` does nothing with it: README known limits).
@@ -562,6 +566,27 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     threading.setprofile(s.entry)
     sys.addaudithook(guard(hook))
     s.write("ready", f"{len(targets)} targets")
+
+
+def _import_system() -> tuple:
+    """``(codes, find_and_load, builtins)``: the code objects of the import system (by
+    identity: importlib's frozen modules and ``importlib.import_module``), the code of
+    ``_find_and_load`` (where every import starts), and the real builtins."""
+    import builtins
+    import importlib
+    bootstrap = importlib._bootstrap
+    codes = {}
+    for module in (bootstrap, importlib._bootstrap_external):
+        for value in list(vars(module).values()):
+            members = list(vars(value).values()) if type(value) is type else []
+            for member in [value, *members]:
+                member = getattr(member, "__func__", member)   # a static or class method
+                if type(member) is _FUNCTION:
+                    for code in nested_codes(_CODE_OF(member)):
+                        codes[id(code)] = code
+    for code in nested_codes(_CODE_OF(importlib.import_module)):
+        codes[id(code)] = code
+    return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins)
 
 
 def _compiled():
@@ -791,10 +816,9 @@ def _code_info(code, *, s, _id=id, _type=type, _str=str):
     special = s.specials.get(_id(code))
     if _id(code) in s.own_codes:
         info = (code, LIBRARY, (), None)
-    elif _id(code) in s.student or _type(filename) is not _str or not _STARTS(filename,
-                                                                               s.library):
+    elif _id(code) in s.student or not _named_under(filename, s.library):
         info = (code, STUDENT, (), special)
-    elif _STARTS(filename, s.grading):
+    elif _named_under(filename, s.grading):
         kind = (REFERENCE if _id(code) in s.references else OPEN if _id(code) in s.open
                 else GRADING)
         info = (code, kind, (), special)
@@ -974,9 +998,10 @@ def _student_above(frame, s, _id=id, _str=str) -> str:
             where = known[1]
             break
         info = _code_info(frame.f_code, s=s)
-        if info[3] is DRIVE or _id(info[0]) in s.module_bodies:
-            # The grader's request, or a library module's body run by the import system:
-            # what runs below it is the grader's, or the module's own doing.
+        if info[3] is DRIVE or _id(info[0]) in s.module_bodies and _imported_for_library(
+                frame, s):
+            # The grader's request, or a library module's body that the import system runs
+            # for library code: what runs below it is the grader's, or the module's doing.
             where = ""
             break
         if info[1] is STUDENT:
@@ -997,6 +1022,30 @@ def _student_above(frame, s, _id=id, _str=str) -> str:
         action = known[2] if known is not None and known[0] is each else None
         s.walked[_id(each)] = (each, where, action)
     return where
+
+
+def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.get) -> bool:
+    """Whether the module body running in frame ``body`` is an import that library code
+    asked for (torch importing a module lazily), so that what the body does is the
+    library's own doing: run by the import system (``_find_and_load`` above it, through
+    the import system's frames only), with the real builtins and a plain name, for a frame
+    that is not the student's. The same body run another way (``runpy``, a loader's
+    ``exec_module`` called directly, an ``import`` in student code) is walked through like
+    any library frame: the student may have planted what it calls (its builtins, its
+    globals, a module it imports)."""
+    codes, find_and_load, builtins = s.import_system
+    names = body.f_globals
+    if (body.f_builtins is not builtins or _type(names) is not _dict
+            or _type(_get(names, "__name__")) is not _str):
+        return False
+    frame, found, depth = body.f_back, False, 0
+    while frame is not None and depth < 100:
+        code = frame.f_code
+        if codes.get(id(code)) is not code:
+            break
+        found = found or code is find_and_load
+        frame, depth = frame.f_back, depth + 1
+    return found and frame is not None and _code_info(frame.f_code, s=s)[1] is not STUDENT
 
 
 def _thread_root(frame, s) -> str:
@@ -1103,7 +1152,7 @@ def _importing(frame, s, _id=id) -> bool:
     if frame is None:
         return False
     code = frame.f_code
-    return s.module_bodies.get(_id(code)) is code and _STARTS(code.co_filename, s.grading)
+    return s.module_bodies.get(_id(code)) is code and _named_under(code.co_filename, s.grading)
 
 
 def _learn(codes, known: dict, s) -> None:
@@ -1257,11 +1306,11 @@ def _on_compile(event, args, caller, from_student, s):
         raise RuntimeError("coursekit: a code object's file name must be a plain string")
     filename = _text(args[1]) if len(args) > 1 else ""
     if event == "code.__new__":
-        if from_student and _STARTS(filename, s.library):
+        if from_student and _named_under(filename, s.library):
             s.write("tamper", f"made code that claims to be {filename[:80]}")
             raise RuntimeError("coursekit: code cannot claim a library file name")
         return
-    if _STARTS(filename, s.library) and not _is_file_text(args[0], filename):
+    if _named_under(filename, s.library) and not _is_file_text(args[0], filename):
         s.write("tamper", f"compiled code under the name {filename[:80]}")
         raise RuntimeError("coursekit: code cannot claim a library file name")
     if from_student:
@@ -1274,7 +1323,7 @@ def _on_exec(event, args, caller, from_student, s):
     code = args[0] if len(args) else None
     if type(code) is not _CODE:
         return
-    library = type(code.co_filename) is str and _STARTS(code.co_filename, s.library)
+    library = _named_under(code.co_filename, s.library)
     if library and from_student:
         s.write("tamper", "ran library code with globals of its own")
         raise RuntimeError("coursekit: library code cannot be exec'd while grading")
@@ -1286,7 +1335,7 @@ def _on_exec(event, args, caller, from_student, s):
         library = False
     if library:
         s.module_bodies[id(code)] = code   # a library module being imported (see the walk)
-        if _STARTS(code.co_filename, s.grading):
+        if _named_under(code.co_filename, s.grading):
             _learn_module(code, s)
     else:
         _adopt(code, s)
@@ -1301,15 +1350,22 @@ def _learn_module(body, s) -> None:
 
 
 def _on_function_new(event, args, caller, from_student, s):
+    """A function made from a code object: the student's unless the code is a function of
+    the installation file it names (code compiled from a syntax tree may take any name)."""
     code = args[0] if len(args) else None
-    if type(code) is _CODE and not (type(code.co_filename) is str
-                                    and _STARTS(code.co_filename, s.library)):
-        _adopt(code, s)
+    if type(code) is not _CODE:
+        return
+    if _named_under(code.co_filename, s.library) and not _is_file_code(code, nested=True):
+        s.write("tamper", f"made a function under the name {code.co_filename[:80]} that is "
+                          "not that file's code")
+    elif _named_under(code.co_filename, s.library):
+        return
+    _adopt(code, s)
 
 
 def _on_marshal(event, args, caller, from_student, s):
     opened = s.last_open.get(_THREAD_ID(), "")
-    if from_student or not _STARTS(opened, s.library):
+    if from_student or not _named_under(opened, s.library):
         s.write("tamper", f"loaded compiled code ({opened[:80] or 'from bytes'})")
         raise RuntimeError("coursekit: compiled code from outside the Python installation "
                            "cannot be loaded while grading")
@@ -1408,13 +1464,22 @@ def _origin(frame, _stdlib=_STDLIB, _shell=_SHELL, _starts=_STARTS):
     depth = 0
     while frame is not None and depth < 100:
         name = frame.f_code.co_filename
-        stdlib = (_starts(name, _stdlib) and "site-packages" not in name) or _starts(
-            name, "<frozen ") or _starts(name, _shell)
+        stdlib = (_named_under(name, _stdlib) and "site-packages" not in name) or _starts(
+            name, "<frozen ") or _named_under(name, _shell)
         if not stdlib:
             return frame
         frame = frame.f_back
         depth += 1
     return None
+
+
+def _named_under(filename, prefixes, _type=type, _str=str) -> bool:
+    """Whether ``filename`` names a file under one of the folders ``prefixes``: a plain
+    string that starts with one of them and has no ``.`` or ``..`` part and no doubled
+    slash, which could climb out of that folder into the student's
+    (``/usr/lib/python3.11/../../home/student/x.py``)."""
+    return (_type(filename) is _str and _STARTS(filename, prefixes) and "/../" not in filename
+            and "/./" not in filename and "//" not in filename)
 
 
 def _ours_text(value, _type=type, _str=str):
@@ -1451,26 +1516,36 @@ def _owner(function, _type=type, _module_of=_MODULE_OF_TYPE, _getattr=getattr, _
     return module if _type(module) is _str else ""
 
 
-def _is_file_code(code, _loads=_LOADS, _equal=_CODE.__eq__, _ends=str.endswith) -> bool:
-    """Whether ``code`` is the code of the file it names: equal to the file's cached
-    bytecode, or to its text compiled (what the import system runs as a module body).
+def _is_file_code(code, nested=False, _equal=_CODE.__eq__) -> bool:
+    """Whether ``code`` is the code of the file it names (what the import system runs as a
+    module body), or with ``nested`` a code object nested in it (a function of that file).
     Code objects are compared without their file names."""
-    filename = code.co_filename
+    for body in _file_codes(code.co_filename):
+        for each in (nested_codes(body) if nested else (body,)):
+            if _equal(code, each) is True:
+                return True
+    return False
+
+
+def _file_codes(filename, _loads=_LOADS, _ends=str.endswith):
+    """The code of the file ``filename``: from its cached bytecode, then from its text."""
     if not (_ends(filename, ".py") and _STARTS(filename, "/")):
-        return False
+        return
     folder, _, name = filename.rpartition("/")
     try:
         with open(f"{folder}/__pycache__/{name[:-3]}{_PYC_SUFFIX}", "rb") as handle:
-            if _equal(code, _loads(handle.read()[16:])) is True:   # after the pyc header
-                return True
-    except Exception:  # noqa: BLE001 — no cache, or a stale or broken one: read the text
-        pass
+            cached = _loads(handle.read()[16:])   # after the pyc header
+    except Exception:  # noqa: BLE001 — no cache, or a broken one: the text is next
+        cached = None
+    if type(cached) is _CODE:
+        yield cached
     try:
         with open(filename, "rb") as handle:
             text = handle.read()
-        return _equal(code, compile(text, filename, "exec", dont_inherit=True)) is True
-    except Exception:  # noqa: BLE001 — unreadable or not Python: not that file's code
-        return False
+        compiled = compile(text, filename, "exec", dont_inherit=True)
+    except Exception:  # noqa: BLE001 — unreadable or not Python: no code of that file
+        return
+    yield compiled
 
 
 def _is_file_text(source, filename: str) -> bool:

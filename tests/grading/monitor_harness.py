@@ -104,10 +104,12 @@ PROFILES = ("compiled", "python", "uncompiled")
 
 
 def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True,
-        profile: str = "compiled") -> Run:
+        profile: str = "compiled", env: dict | None = None) -> Run:
     """Run ``student`` in the miniature kernel. ``profile``: the monitor's compiled fast
     paths, its Python profile function only (``COURSEKIT_MONITOR_PROFILE=python``), or no
-    compiled module at all (an installation built without a compiler)."""
+    compiled module at all (an installation built without a compiler). ``env``: more of the
+    kernel's environment (a ``PYTHONPATH`` with a ``site-packages`` folder of the test's
+    adds installed packages)."""
     assert profile in PROFILES, profile
     fifo = tmp_path / "monitor"
     os.mkfifo(fifo)
@@ -119,7 +121,7 @@ def run(tmp_path: Path, student: str, checks: list[str], preloaded: bool = True,
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "OMP_NUM_THREADS": "1", "HARNESS_PROFILE": profile,
                                **({"COURSEKIT_MONITOR_PROFILE": "python"}
-                                  if profile == "python" else {})})
+                                  if profile == "python" else {}), **(env or {})})
     output = done.stdout + done.stderr
     assert done.returncode == 0 and "MONITOR " in done.stdout, output[-3000:]
     found = json.loads(done.stdout.split("MONITOR ", 1)[1].splitlines()[0])

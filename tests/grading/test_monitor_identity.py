@@ -14,8 +14,6 @@ miniature (:mod:`monitor_harness`): the lab's checks preloaded, the monitor inst
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from monitor_harness import run
@@ -920,40 +918,3 @@ def test_student_code_runs_inside_none_of_the_monitors_functions(tmp_path, profi
     assert "FRAMES KEPT True" in out and "GETSIGNAL True" in out, out[-3000:]
     assert "REACHED []" in out, out[-3000:]
 
-
-FROM_A_SYNTAX_TREE = E4_ANSWER + '''
-import ast, os, runpy
-import torch
-from coursekit.grading import grade
-
-# Compiling a syntax tree raises no audit event in Python 3.11, so this code claims an
-# installation file's name unseen, and a library function (runpy) runs it as a module body.
-LAUNDRY = compile(ast.parse("out = torch.autograd.grad(loss, (a, b))"), os.__file__, "exec")
-
-
-def laundered(x, y, w1, w2):
-    a, b, loss = graph(x, y, w1, w2)
-    scope = {"torch": torch, "loss": loss, "a": a, "b": b}
-    runpy._run_code(LAUNDRY, scope)
-    return (loss.detach(), *scope["out"])
-
-
-# The honest use of the same function: a library file's own code, run as a module body.
-import json.tool
-runpy.run_path(json.tool.__file__, run_name="not_main")
-
-answer("laundered", grads=laundered)
-'''
-
-
-@pytest.mark.parametrize("profile", ["compiled", "uncompiled"])
-def test_code_compiled_from_a_syntax_tree_under_a_librarys_name_is_the_students(tmp_path,
-                                                                                 profile):
-    """A module body is the library's only when it is that file's code (its cached bytecode
-    or its text compiled), whatever name the code object carries. (The audit hook decides
-    this: the same with or without the compiled module.)"""
-    found = run(tmp_path, FROM_A_SYNTAX_TREE, [E4], profile=profile)
-    assert "torch.autograd.grad" in found.charged("laundered"), found.reports
-    claimed = [what for what in found.kinds("tamper") if "that is not that file's code" in what]
-    assert set(claimed) == {f"ran code under the name {os.__file__[:80]} that is not that "
-                            "file's code"}, found.reports   # json.tool's own code is not here

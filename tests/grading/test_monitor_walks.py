@@ -57,9 +57,12 @@ def _reports(tmp_path, student: str) -> list[str]:
     library = tmp_path / "site-packages"
     library.mkdir()
     (library / "libgen.py").write_text(LIBRARY)
-    # Importing a module is its own doing: no student code is above what its import runs.
+    # A module that library code imports does its own work: what its body runs is not the
+    # student's, even with student code above (which called ``libimport``'s function).
     (library / "libadvance.py").write_text("import libgen\nnext(libgen.ADVANCED)\n")
     (library / "libresume.py").write_text("import libgen\nnext(libgen.SHARED)\n")
+    (library / "libimport.py").write_text(
+        "import importlib\n\ndef first_use(name):\n    importlib.import_module(name)\n")
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo), str(library),
@@ -73,8 +76,8 @@ def _reports(tmp_path, student: str) -> list[str]:
 
 def test_a_library_generator_resumed_by_student_code_is_reported_from_the_student(tmp_path):
     calls = _reports(tmp_path, '''
-        import time
-        import libadvance  # the library advances it first, with no student code above
+        import time, libimport
+        libimport.first_use("libadvance")  # the library advances it first, as its own work
         time.sleep(0.01)
         import libgen
         next(libgen.ADVANCED)
@@ -84,14 +87,14 @@ def test_a_library_generator_resumed_by_student_code_is_reported_from_the_studen
 
 def test_a_library_generator_advanced_by_student_code_then_by_the_library_is_charged_once(
         tmp_path):
-    # The student's next() is reported; the library's own, later (a module's import, with no
-    # student code above), is not charged to the student.
+    # The student's next() is reported; the library's own, later (the body of a module that
+    # library code imports), is not charged to the student.
     calls = _reports(tmp_path, '''
         import time
-        import libgen
+        import libgen, libimport
         libgen.SHARED = libgen.steps()
         next(libgen.SHARED)
         time.sleep(0.01)  # past the monitor's once-per-5-ms limit on repeated reports
-        import libresume
+        libimport.first_use("libresume")
     ''')
     assert calls == ["libgen.forbidden from /home/student/lab.py"]
