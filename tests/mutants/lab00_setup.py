@@ -153,6 +153,22 @@ MUTANTS = {
         durations.append(clock() - start)
     return float(np.median(durations)) if durations else float("nan")
 '''),
+        ("checks repeats only after the warm-up: fn runs before the ValueError",
+         _TIME_IT_HEAD + '''    if sync is None:
+        sync = lambda: synchronize(device)
+    for _ in range(warmup):
+        fn()
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    durations = []
+    for _ in range(repeats):
+        sync()
+        start = clock()
+        fn()
+        sync()
+        durations.append(clock() - start)
+    return statistics.median(durations)
+'''),
     ],
     "roofline": [
         ("counts one FLOP per multiply-add: forgets the factor 2", _roofline_with(gemm_flops='''def gemm_flops(m, n, k):
@@ -188,6 +204,13 @@ MUTANTS = {
 ''')),
     ],
     "transfer_vs_compute": [
+        ("the copy cast to float32 on the way: a float64 x comes back float32",
+         _TRANSFER_HEAD + '''    x_on_device = x.to(device, copy=True)
+    transfer_s = timer(lambda: x.to(device, torch.float32, copy=True), device=device)
+    compute_s = timer(lambda: op(x_on_device), device=device)
+    return {"transfer_s": transfer_s, "compute_s": compute_s,
+            "bottleneck": "transfer" if transfer_s > compute_s else "compute"}
+'''),
         ("hard-wires the CPU", _TRANSFER_HEAD + '''    x_on_device = x.to("cpu", copy=True)
     transfer_s = timer(lambda: x.to("cpu", copy=True), device=device)
     compute_s = timer(lambda: op(x_on_device), device=device)

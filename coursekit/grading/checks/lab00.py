@@ -202,9 +202,17 @@ def time_it_program(impl: Any, rng):
     yield Case("time.sleep(0.02) measures between 0.02 and 0.25 seconds (real clock)",
                lambda: 0.02 <= float(impl(lambda: time.sleep(0.02), warmup=1, repeats=3)) < 0.25,
                hint="return seconds (not milliseconds), using time.perf_counter by default")
-    # 7. Nothing to take the median of.
-    yield Case("repeats=0 raises ValueError", lambda: impl(lambda: None, warmup=0, repeats=0),
-               hint="raise ValueError when repeats < 1")
+    # 7. Nothing to take the median of: refused before any call of fn (a warm-up included).
+    def rejected():
+        calls = []
+        try:
+            impl(lambda: calls.append(1), warmup=2, repeats=0)
+        except ValueError:
+            return {"raises ValueError": True, "calls of fn before it": len(calls)}
+        return {"raises ValueError": False, "calls of fn before it": len(calls)}
+
+    yield Case("repeats=0 raises ValueError, before fn is called (warmup=2)", rejected,
+               hint="raise ValueError when repeats < 1, first thing: before the warm-up calls fn")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,7 +304,7 @@ def _describe_transfer(result: Any, source: Any) -> dict[str, str]:
     copied = result is not source and (
         result.device.type == "meta"
         or result.untyped_storage().data_ptr() != source.untyped_storage().data_ptr())
-    return {"transfer returns": f"tensor on {result.device}",
+    return {"transfer returns": f"{result.dtype} tensor on {result.device}",
             "transfer makes a copy": "yes" if copied else "no"}
 
 
@@ -327,7 +335,8 @@ def transfer_vs_compute_program(impl: Any, rng):
     for trial, device in enumerate([torch.device("meta"), torch.device("meta"),
                                     torch.device("cpu"), torch.device("meta")]):
         rows, cols = int(rng.integers(2, 9)), int(rng.integers(2, 9))
-        x = torch.from_numpy(rng.standard_normal((rows, cols)).astype("float32"))
+        dtype = "float64" if trial in (1, 2) else "float32"   # the copy keeps x's dtype
+        x = torch.from_numpy(rng.standard_normal((rows, cols)).astype(dtype))
         transfer_s, compute_s = (float(v) for v in rng.uniform(1e-4, 1e-2, size=2))
         if trial == 0:
             transfer_s, compute_s = max(transfer_s, compute_s) * 3, min(transfer_s, compute_s)
@@ -337,7 +346,7 @@ def transfer_vs_compute_program(impl: Any, rng):
             compute_s = transfer_s
         verdict = ("the copy is slower" if transfer_s > compute_s else
                    "a tie" if transfer_s == compute_s else "the compute is slower")
-        yield Case(f"x of shape ({rows}, {cols}) to {device}, timer reports "
+        yield Case(f"{dtype} x of shape ({rows}, {cols}) to {device}, timer reports "
                    f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s ({verdict})",
                    lambda x=x, d=device, t=transfer_s, c=compute_s: _run_recorded(impl, x, d, t, c),
                    hint="time x.to(device, copy=True) and op(x_on_device) separately, each as "
@@ -385,6 +394,7 @@ PROPERTIES = {
         promise("the result is in seconds, by time.perf_counter by default",
                 "time.sleep(0.02) measures between 0.02 and 0.25 seconds"),
         promise("ValueError when repeats < 1", "repeats=0 raises ValueError"),
+        promise("the ValueError comes before fn is called", "before fn is called"),
         promise("coursekit's own timer is not used", forbidden="coursekit.hardware.timing"),
         promise("timeit is not used", forbidden="timeit"),
         promise("torch.utils.benchmark is not used", forbidden="torch.utils.benchmark"),
@@ -409,6 +419,7 @@ PROPERTIES = {
     ),
     "lab00.transfer_vs_compute": (
         parameter("x", "x of shape"),
+        promise("the copy keeps x's dtype (float64 stays float64)", "float64 x of shape"),
         parameter("op", "to meta, timer reports"),
         parameter("device", "to cpu, timer reports"),
         parameter("timer", "timer reports transfer"),
