@@ -27,6 +27,19 @@ MUTANTS = {
 '''),
     ],
     "two_layer_grads": [
+        ("the loss as a 0-d NumPy array (np.tensordot), not a Python float",
+         '''def two_layer_grads(x, y, w1, w2):
+    h = x @ w1
+    h_relu = np.maximum(h, 0)
+    diff = h_relu @ w2 - y
+    loss = np.tensordot(diff, diff)
+    grad_y_pred = 2.0 * diff
+    grad_w2 = h_relu.T @ grad_y_pred
+    grad_h = grad_y_pred @ w2.T
+    grad_h[h <= 0] = 0
+    grad_w1 = x.T @ grad_h
+    return loss, grad_w1, grad_w2
+'''),
         ("forgets the ReLU mask in backward", '''def two_layer_grads(x, y, w1, w2):
     h = x @ w1
     h_relu = np.maximum(h, 0)

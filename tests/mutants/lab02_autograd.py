@@ -196,6 +196,12 @@ MUTANTS = {
         ("assigns leaf.grad instead of accumulating across backward calls",
          _edit(_ENGINE, "node.grad = grad.copy() if node.grad is None else node.grad + grad",
                "node.grad = grad.copy()")),
+        ("adds into a node's entry in place: the array an op handed to two parents grows in both",
+         _edit(_ENGINE, "grads[key] = parent_grad if key not in grads else grads[key] + parent_grad",
+               '''if key in grads:
+                    grads[key] += parent_grad
+                else:
+                    grads[key] = parent_grad''')),
         ("toposort without a visited set: shared nodes appear (and are processed) twice",
          _edit(_ENGINE, '''        if id(node) in visited:
             return

@@ -295,6 +295,25 @@ MUTANTS = {
 '''),
     ],
     "my_gradcheck": [
+        ("one-sided differences (f(x + eps) - f(x)) / eps: off by eps * f''/2", '''def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    wrt = [t for t in inputs if t.requires_grad]
+    out = fn(*inputs)
+    v = torch.randn_like(out)
+    analytic = torch.autograd.grad(out, wrt, v)
+    with torch.no_grad():
+        base = float((v * fn(*inputs)).sum())
+        for x, grad in zip(wrt, analytic):
+            flat = x.view(-1)
+            for j in range(flat.numel()):
+                original = flat[j].item()
+                flat[j] = original + eps
+                plus = float((v * fn(*inputs)).sum())
+                flat[j] = original
+                numeric = (plus - base) / eps
+                if abs(grad.view(-1)[j].item() - numeric) > atol + rtol * abs(numeric):
+                    return False
+    return True
+'''),
         ("compares the gradient of out.sum() (grad_output of ones)", '''def my_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
     wrt = [t for t in inputs if t.requires_grad]
     analytic = torch.autograd.grad(fn(*inputs).sum(), wrt)

@@ -339,6 +339,8 @@ class Sequential(Module):
             "            self.bias = Parameter(torch.zeros(out_features, device=device, dtype=dtype))\n"))),
         ("parameters created without the device argument (always on the CPU)", _mutate(_LAYERS, (
             "torch.rand(*shape, device=device, dtype=dtype)", "torch.rand(*shape, dtype=dtype)"))),
+        ("ReLU clamps in place: the caller's tensor is changed", _mutate(_LAYERS, (
+            "        return x.clamp(min=0)", "        return x.clamp_(min=0)"))),
         ("forward with torch.mm: only 2-D inputs work", _mutate(_LAYERS, (
             "out = x @ self.weight.T", "out = torch.mm(x, self.weight.t())"))),
         ("bias registered before weight", _mutate(_LAYERS, (

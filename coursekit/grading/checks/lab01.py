@@ -206,6 +206,12 @@ def two_layer_grads_program(impl, rng):
             yield Case(f"trial {trial} ({dims}): {name}",
                        lambda i=index, a=(x, y, w1, w2): impl(*a)[i], hint=hints[index],
                        rtol=1e-10, atol=1e-12)
+        if trial == 1:
+            # The text asks for a Python float (NumPy's float64 is one): not a 0-d array.
+            yield Case(f"trial {trial} ({dims}): the loss is a Python float",
+                       lambda a=(x, y, w1, w2): isinstance(impl(*a)[0], float),
+                       hint="return the loss as a Python float, e.g. float(np.sum(...)) or "
+                            "(...).sum().item(), not a 0-d NumPy array")
 
 
 TRAIN_HINTS = {
@@ -326,6 +332,7 @@ PROPERTIES = {
         parameter("w2", ": grad_w2"),
         promise("loss is the sum (not the mean) of the squared errors of relu(x @ w1) @ w2",
                 ": loss"),
+        promise("the loss is a Python float", "the loss is a Python float"),
         promise("grad_w1 through the ReLU mask of h, in w1's shape", ": grad_w1"),
         promise("grad_w2 = h_relu.T @ 2 * (y_pred - y), in w2's shape", ": grad_w2"),
         edge("at h exactly 0 the ReLU's gradient is 0, as torch.relu's",

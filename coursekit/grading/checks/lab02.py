@@ -408,6 +408,21 @@ def engine_program(impl, rng):
     yield Case("reused node: b = a * a; loss = sum(b * a + b); gradient of a", reused_mul,
                hint=ENGINE_HINTS["reuse"])
 
+    b0 = rng.standard_normal(d)
+
+    def shared_gradient():
+        # + hands one array to both of its inputs: adding into a node's entry in place would
+        # add into the other input's entry too (b would get 2 instead of 1).
+        a, b = Node(a0, requires_grad=True), Node(b0, requires_grad=True)
+        impl["backward"](((a + b) + a).sum())
+        return a.grad, b.grad
+
+    yield Case("one gradient handed to two parents: ((a + b) + a).sum(); gradients of a and b",
+               shared_gradient, names=("a.grad", "b.grad"),
+               hint="add a gradient into a node's entry as a new array (total = total + g), "
+                    "not in place (total += g): an op may hand the very same array to several "
+                    "parents")
+
     x0, y0 = rng.standard_normal((2, d)), rng.standard_normal((2, d))
 
     def twice():
@@ -773,6 +788,8 @@ PROPERTIES = {
         promise("a node used twice gets the sum of its gradients",
                 "reused node: b = a * a; loss = sum(b * a + b)"),
         promise("two backward calls add up in .grad", "two backward calls on two graphs add up"),
+        promise("gradients are added, never into an array another node holds",
+                "one gradient handed to two parents"),
         promise("a leaf's first gradient is stored as a copy",
                 "two backward calls through x + y"),
         *_OWN_ENGINE,

@@ -557,6 +557,11 @@ def _gradcheck_families() -> dict[str, tuple[Any, Any]]:
         # 10% too large everywhere: within rtol=0.2, outside the default tolerances
         "ten_percent": (cube, function("CubeTenPercentOff", lambda x: x ** 3,
                                        lambda g, x: 1.1 * 3 * x ** 2 * g)),
+        # f = 500 x^2, inputs with zeros: f' = 0 and f'' = 1000 there, so central differences
+        # are exact and one-sided ones are off by eps f''/2 = 5e-4, more than atol.
+        "steep": (function("Steep", lambda x: 500 * x ** 2, lambda g, x: 1000 * x * g),
+                  function("SteepOffAtZero", lambda x: 500 * x ** 2,
+                           lambda g, x: (1000 * x + 1e-3) * g)),
         # 24% too large: outside rtol=0.2 of the numerical value, inside 0.2 of the analytical
         "quarter_off": (cube, function("CubeQuarterOff", lambda x: x ** 3,
                                        lambda g, x: 1.24 * 3 * x ** 2 * g)),
@@ -569,6 +574,10 @@ def _gradcheck_inputs(family: str, rng: np.random.Generator) -> list[np.ndarray]
         return [rng.standard_normal(shape), rng.standard_normal(shape)]
     if family == "small_values":  # planted in every seed: values where rtol * |n| is tiny
         return [1e-3 * rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))]
+    if family == "steep":  # planted in every seed: half of the elements exactly 0
+        x = rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))
+        x.flat[rng.choice(x.size, size=x.size // 2, replace=False)] = 0.0
+        return [x]
     if family in ("cube", "one_element", "sigmoid"):
         return [rng.standard_normal((int(rng.integers(2, 4)), int(rng.integers(2, 4))))]
     if family == "matmul":  # square, so that the broken backward still has the right shapes
@@ -736,6 +745,9 @@ _FAMILY_TEXT = {
                 "compare with finite differences of the function itself"),
     "small_values": ("a gradient 1.5 times too large where every value is about 1e-3",
                      "the tolerance grows with the value: atol + rtol * |numerical|"),
+    "steep": ("a gradient 1e-3 off where f = 500 x^2 has x = 0 (f' = 0, f'' = 1000)",
+              "central differences, (f(x + eps) - f(x - eps)) / (2 eps): one-sided ones are off "
+              "by eps * f''/2, here 5e-4 at x = 0, and reject the right backward"),
 }
 _FAMILY_ORDER = tuple(_FAMILY_TEXT)
 
@@ -823,6 +835,7 @@ PROPERTIES = {
                 "mul by a constant second input that does not require grad"),
         promise("element by element", "one_element (inputs"),
         promise("central finite differences", "cube (inputs"),
+        promise("central, not one-sided: exact where f' = 0 and f'' is large", "steep (inputs"),
         promise("the tolerance is atol + rtol * |numerical|", "small_values (inputs"),
         promise("the atol and rtol given, each in its place",
                 "rejected with the defaults; one 24% off rejected with atol=1e-9, rtol=0.2: "

@@ -424,7 +424,17 @@ def layers_program(impl, rng):
     yield Case(f"Linear({i}, {o}, device='meta'): meta parameters, meta output",
                _meta_linear(impl["Linear"], i, o, 3), names=("weight", "output"), hint=LAYER_HINTS["device"])
     x = rng.standard_normal((3, 4))
+    x[0, 0] = -abs(x[0, 0]) - 0.1   # a negative element in every seed
     yield Case("ReLU()(x) values", lambda: impl["ReLU"]()(torch.tensor(x)), hint=LAYER_HINTS["relu"])
+
+    def relu_input_afterwards():
+        given = torch.tensor(x)
+        impl["ReLU"]()(given)
+        return given
+
+    yield Case("ReLU()(x) leaves x as it was", relu_input_afterwards,
+               hint="return a new tensor (x.clamp(min=0), torch.maximum(x, ...)): x.clamp_ or "
+                    "x[x < 0] = 0 change the caller's tensor")
 
     for nested in (False, True):
         sizes = tuple(int(s) for s in rng.integers(2, 6, size=3))
@@ -794,6 +804,7 @@ PROPERTIES = {
                 "the dtype of every parameter of Linear(4, 2, dtype=float64)"),
         promise("the given device is used", "device='meta'): meta parameters, meta output: weight"),
         promise("ReLU gives max(x, 0)", "ReLU()(x) values"),
+        promise("ReLU returns a new tensor: x is left as it was", "ReLU()(x) leaves x as it was"),
         promise("Sequential names its children 0, 1, ...",
                 "Sequential(Linear, ReLU, Linear) (2, 3, 2): parameter names"),
         promise("Sequential feeds the input through them in order",
