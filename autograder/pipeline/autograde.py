@@ -51,8 +51,8 @@ from coursekit.notebook.cells import ANSWER, CHECKS, LabNotebook
 from autograder.pipeline.collect import (Submission, SubmissionStatus, collect, student_entries,
                                         submitted_at)
 from autograder.pipeline.gradebook import OutcomeStatus
-from coursekit.notebook.drive import checks_driver
-from coursekit.notebook.execute import CellStatus, run_notebook
+from coursekit.notebook.execute import CellStatus
+from coursekit.notebook.monitored_run import RunPlan, run_monitored
 from autograder.pipeline.gradebook import Outcome
 from coursekit.course import Course, Lab, ManifestError
 from autograder.publish.release import release_notebook
@@ -195,30 +195,24 @@ class Grader:
             outcome.sandbox += FORKED
         else:
             rundir, runtime = workdir, kernels.runtime_dir()
-        channel = None
+        plan = RunPlan(assembled.nb,
+                       frozenset() if self.all_cells
+                       else frozenset(assembled.exploration_cells(context.release_ids)),
+                       _calls_at(context.source, assembled), seed_of, context.targets,
+                       tuple(self.course.check_path), context.source.setup_imports,
+                       tuple(context.source.check_names), cell_timeout, time_limit, memory_mb)
         try:
             outcome.reasons += await asyncio.to_thread(graded_folder.prepare, rundir,
                                                        sub.folder, sub.path)
-            channel = monitoring.Channel.open(runtime)
             km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
                                         limits=limits, status=self.status)
                   if zygote is not None else
                   sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
                                          status=self.status, limits=limits))
-            execution = await run_notebook(
-                assembled.nb, km, cwd=rundir,
-                env={**self.kernel_env(runtime),
-                     **channel.env(context.targets, self.course.check_path,
-                                   preload=context.source.setup_imports,
-                                   warm=context.source.check_names)},
-                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory_mb,
-                skip=set() if self.all_cells else assembled.exploration_cells(context.release_ids),
-                after_cell=checks_driver(_calls_at(context.source, assembled), seed_of,
-                                         cell_timeout))
+            ran = await run_monitored(plan, km, cwd=rundir, env=self.kernel_env(runtime),
+                                      runtime=runtime)
         finally:
             try:
-                if channel is not None:
-                    channel.close()
                 await asyncio.to_thread(kernels.remove_tree, runtime)
             finally:  # whatever the student left, the slot is given back
                 if zygote is not None:
@@ -226,12 +220,10 @@ class Grader:
                         zygote, lambda: asyncio.to_thread(_move_out, rundir, workdir))
                     if note:   # the slot's business, not the student's: said beside the sandbox
                         outcome.sandbox += f"; {note}"
-        driven = [drive for drives in execution.drives.values() for drive in drives]
-        forbidden = monitoring.delegations(channel.events, driven)
-        noticed = monitoring.tampering(channel, execution)
-        if noticed:
+        execution = ran.execution
+        if ran.noticed:
             outcome.status, outcome.flagged = OutcomeStatus.FLAGGED, True
-            outcome.reasons.append(f"{MONITORED}: " + "; ".join(noticed))
+            outcome.reasons.append(f"{MONITORED}: " + "; ".join(ran.noticed))
         outcome.reasons += execution.problems()
         outcome.reasons += await asyncio.to_thread(graded_folder.trim, workdir,
                                                    context.lab.notebook)
@@ -240,7 +232,7 @@ class Grader:
             if placed.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
                 outcome.reasons.append(f"the answer in {placed.label} raised {run.raised}")
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
-                                       forbidden=forbidden)
+                                       forbidden=ran.forbidden)
         annotate(assembled, outcome.cells, execution.drives)
         await asyncio.to_thread(graded_folder.place_notebook, assembled.nb, workdir,
                                 context.lab.notebook)

@@ -21,8 +21,8 @@ from coursekit.grading.seeds import public_seed
 from . import cells as lab_cells
 from . import kernels, monitoring
 from .cells import ANSWER, CHECKS, PLAIN, WRITTEN
-from .drive import checks_driver
-from .execute import CellStatus, run_notebook
+from .execute import CellStatus
+from .monitored_run import RunPlan, run_monitored
 from ..course import Course, Lab, ManifestError, find_root, load_course
 from .score import CellScore, delegation, explain_dependencies, missing_reason, score_checks_cell
 
@@ -187,28 +187,18 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     visible = {c.index: [call for call in c.calls if not call.hidden]
                for c in notebook.cells if c.role == CHECKS}
     checks = [call.check for calls in visible.values() for call in calls]
-
-    async def run():
-        channel = monitoring.Channel.open(runtime)
-        try:
-            targets = monitoring.targets(checks) if course is not None else []
-            return channel, await run_notebook(
-                nb, km, cwd=workdir,
-                env={**env, **channel.env(targets, course.check_path if course else (),
-                                          preload=release.setup_imports if release else "",
-                                          warm=release.check_names if release else ())},
-                cell_timeout=cell_timeout, time_limit=time_limit, memory_mb=memory, skip=skip,
-                after_cell=checks_driver(visible, lambda name, hidden: public_seed(name),
-                                         cell_timeout))
-        finally:
-            channel.close()
+    plan = RunPlan(nb, frozenset(skip), visible, lambda name, hidden: public_seed(name),
+                   monitoring.targets(checks) if course is not None else [],
+                   tuple(course.check_path) if course else (),
+                   release.setup_imports if release else "",
+                   tuple(release.check_names) if release else (), cell_timeout, time_limit,
+                   memory)
     try:
-        channel, execution = asyncio.run(run())
+        ran = asyncio.run(run_monitored(plan, km, cwd=workdir, env=env, runtime=runtime))
     finally:
         kernels.remove_tree(runtime)
         place.close(workdir)
-    driven = [drive for drives in execution.drives.values() for drive in drives]
-    seen = monitoring.delegations(channel.events, driven)
+    execution, seen = ran.execution, ran.forbidden
     result = Validation(path, problems=execution.problems(), skipped=len(skip))
     stubs = _release_sources(course, lab)
     for cell in notebook.cells:
@@ -221,7 +211,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
             result.written.append((cell.grade_id or "", cell.points,
                                    bool(text) and text not in stubs))
     result.tampering += [f"grading would flag this notebook for a TA: {note}"
-                         for note in monitoring.tampering(channel, execution)]
+                         for note in ran.noticed]
 
     # As the grader does: the student's code is the answer cells and the cells the student
     # added (only known when the release is at hand).
