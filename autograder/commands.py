@@ -125,7 +125,8 @@ def autograde_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def autograde(args) -> int:
-    from autograder.pipeline.autograde import Overrides, autograde as run_autograde
+    from autograder.pipeline.autograde import autograde as run_autograde
+    from autograder.pipeline.grader import Overrides
     from autograder.pipeline.gradebook import OutcomeStatus
     from autograder.pipeline.summary import grade_table
     try:

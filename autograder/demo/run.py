@@ -12,7 +12,8 @@ import time
 
 from autograder.demo import demo_class
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from autograder.pipeline.summary import grade_table
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback

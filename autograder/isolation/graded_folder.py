@@ -169,3 +169,19 @@ def write_error_details(autograded: Path, student: str, lab: str, text: str) -> 
     untrusted_tree.place(text.encode("utf-8", errors="replace"), path.parent, path.name,
                          staging=path.parent)
     return path
+
+
+def handed_in_files(folder: Path | None, notebook: Path | None):
+    """``(relative path, bytes)`` of each file handed in beside the notebook ``notebook`` in
+    ``folder``, as grading takes them (:func:`handed_in`: no link followed, bounded), a block
+    at a time."""
+    if folder is None:
+        return
+    entries, _ = handed_in(folder, notebook)
+    root = untrusted_tree.open_folder(folder)
+    try:
+        for entry in entries:
+            if entry.kind == untrusted_tree.FILE:
+                yield entry.path, untrusted_tree.chunks(root, entry.path)
+    finally:
+        os.close(root)

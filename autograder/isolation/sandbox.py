@@ -33,7 +33,7 @@ What the kernel gets:
   grader (:mod:`.execute`), which kills the whole process group.
 
 After the run, output kept in the grader is capped per notebook (:mod:`.execute`) and the
-graded folder is trimmed to DISK_MB (:func:`autograder.pipeline.autograde._drop_large_files`).
+graded folder is trimmed to DISK_MB (:func:`autograder.isolation.graded_folder.trim`).
 
 What holds depends on the machine (bubblewrap's version, root or not, which cgroups are
 writable). :func:`probe` finds out once, runs a self-test with every mechanism it will use,

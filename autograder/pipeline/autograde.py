@@ -1,7 +1,8 @@
 """Autograde: grade a class from one long-lived process.
 
-Per submission (``Grader.grade``): collect → assemble → execute in the sandbox (the monitor
-in the kernel reports delegation and tampering as the code runs) → score → store. Kernels of up to ``jobs`` submissions run at the same time (one
+Per submission, :class:`autograder.pipeline.grader.Grader` (assemble → run under the monitor
+→ judge → annotate); this module collects the class, skips what is unchanged since the last
+run, grades the rest and stores each outcome as it is done. Kernels of up to ``jobs`` submissions run at the same time (one
 asyncio loop drives them all; each kernel is its own sandboxed process), while this process
 judges the payloads and is the only writer of the gradebook. Whatever goes wrong with one
 submission becomes that submission's recorded outcome; the class run goes on.
@@ -13,14 +14,6 @@ Ordering rules that matter:
   nothing there is deleted when a kernel dies;
 * gradebook writes happen as each submission finishes, so an interrupted run keeps what was
   graded.
-
-NOTE [exploration cells]: by the lab conventions (``solutions/README.md``) an answer is
-self-contained given the setup cells and the earlier answer cells, and the instructor's demo
-and exploration cells (no nbgrader metadata: plots, timings, prints) only *use* the student's
-functions. Grading therefore runs the setup, answer and checks cells and every cell the
-student added, and skips the instructor's exploration cells (known by their release cell id,
-edited or not): in lab01 they are 90% of the run time (device timings, training curves).
-``--all-cells`` runs every cell instead, as "Run all" in JupyterLab would.
 """
 from __future__ import annotations
 
@@ -33,236 +26,16 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.notebook import kernels
-from coursekit.grading.integrity import DELEGATION
-from coursekit.grading.kernel import PRELOAD_CHECKS_ENV, PRELOAD_ENV
-from coursekit.grading.seeds import fresh_seed, public_seed
-
-from coursekit.notebook import cells as lab_cells
+from autograder.isolation import forked, graded_folder, sandbox
 from autograder.pipeline import gradebook as gb
-from coursekit.notebook import monitoring
-from autograder.pipeline.annotate import annotate
-from autograder.isolation import forked
-from autograder.isolation import graded_folder
-from autograder.isolation import sandbox
-from autograder.isolation import untrusted_tree
-from coursekit.notebook.assemble import Assembled, assemble, release_cell_ids, release_code_sources
-from coursekit.notebook.cells import ANSWER, CHECKS, LabNotebook
-from autograder.pipeline.collect import (Submission, SubmissionStatus, collect, student_entries,
-                                        submitted_at)
-from autograder.pipeline.gradebook import OutcomeStatus
-from coursekit.notebook.execute import CellStatus
-from coursekit.notebook.monitored_run import RunPlan, run_monitored
-from autograder.pipeline.gradebook import Outcome
+from autograder.pipeline.collect import Submission, collect, student_entries, submitted_at
+from autograder.pipeline.gradebook import Outcome, OutcomeStatus
+from autograder.pipeline.grader import Grader, LabContext, Overrides, prepare_lab
 from coursekit.course import Course, Lab, ManifestError
-from autograder.publish.release import release_notebook
-from coursekit.notebook.score import score_notebook
+from coursekit.notebook import monitoring
 
 NOT_ON_ROSTER = ("flagged for a TA: {student} is not on the course's roster (the gradebook's "
                  "students with a name or email); check who handed this in")
-FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
-MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "
-             "to change how notebooks run or are graded")
-
-
-@dataclass
-class Overrides:
-    """Limits that replace the manifest's for one run (the demo shortens them)."""
-
-    cell_timeout_s: float | None = None
-    time_limit_s: float | None = None
-    memory_mb: int | None = None
-
-
-@dataclass
-class LabContext:
-    """Everything about a lab that every submission of it needs, computed once."""
-
-    lab: Lab
-    source: LabNotebook
-    release: LabNotebook
-    release_sources: set[str]
-    release_ids: set[str]
-    identifying_ids: set[str]
-    targets: list[dict]
-
-
-def prepare_lab(course: Course, lab: Lab) -> LabContext:
-    source = lab_cells.load(course.source_notebook(lab))
-    release = lab_cells.split(release_notebook(course, lab, source.nb))
-    return LabContext(lab, source, release, release_code_sources(release),
-                      release_cell_ids(release), source.identifying_ids,
-                      monitoring.targets(source.check_names))
-
-
-@dataclass
-class Grader:
-    """Grades submissions of a course; one instance per class run."""
-
-    course: Course
-    status: sandbox.SandboxStatus
-    overrides: Overrides = field(default_factory=Overrides)
-    all_cells: bool = False
-    fork_kernels: bool = False
-    zygotes: forked.ZygotePool | None = None   # while grade_all runs with fork_kernels
-
-    @staticmethod
-    def seeds():
-        """Seeds for one grading of one submission: public for visible checks, fresh for
-        hidden ones (the same for every call of a check within this grading)."""
-        drawn: dict[str, int] = {}
-        return lambda check, hidden: (drawn.setdefault(check, fresh_seed()) if hidden
-                                      else public_seed(check))
-
-    def kernel_env(self, runtime: Path) -> dict[str, str]:
-        """The kernel's environment: no secret, no seed, no student id (see coursekit.grading.seeds)."""
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            "LANG": "C.UTF-8", "HOME": str(runtime), "MPLBACKEND": "Agg",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1", "PYTHONDONTWRITEBYTECODE": "1",
-            "COURSEKIT_MODE": "grade",
-        }
-        env.update(self.course.kernel_env())
-        return env
-
-    def limits(self, lab: Lab) -> tuple[float, float, int]:
-        o = self.overrides
-        return (o.cell_timeout_s or lab.cell_timeout_s, o.time_limit_s or lab.time_limit_s,
-                o.memory_mb or lab.memory_mb)
-
-    def _outcome(self, sub: Submission, context: LabContext, status: OutcomeStatus) -> Outcome:
-        return Outcome(sub.student, sub.lab, status, context.source.max_score,
-                       context.source.auto_max_score, reasons=list(sub.notes),
-                       sandbox=self.status.kind if self.status.sandboxed else self.status.warning)
-
-    async def grade(self, sub: Submission, context: LabContext) -> Outcome:
-        """Grade one submission; never raises (a grader error is an outcome too)."""
-        outcome = await self._grade_or_explain(sub, context)
-        outcome.graded_at = time.time()
-        return outcome
-
-    async def _grade_or_explain(self, sub: Submission, context: LabContext) -> Outcome:
-        try:
-            return await self._grade(sub, context)
-        except Exception as error:  # noqa: BLE001 — one student's failure never stops the class
-            import traceback
-
-            from coursekit.notebook.safe_text import failure
-            # The student and the TA read one line; the traceback goes to a file for whoever
-            # fixes the grader.
-            outcome = self._outcome(sub, context, OutcomeStatus.ERROR)
-            try:
-                details = await asyncio.to_thread(
-                    graded_folder.write_error_details, self.course.autograded_dir,
-                    sub.student, sub.lab, "".join(traceback.format_exception(error)))
-                where = f"; details in {details.relative_to(self.course.root)}"
-            except OSError:
-                where = ""
-            reason = (f"the grader failed on this submission ({failure(error)}): a problem of "
-                      f"the grader, not of the work handed in; regrade it with `coursekit "
-                      f"autograde --student {sub.student} --lab {sub.lab}`{where}")
-            outcome.reasons.append(reason)
-            try:
-                outcome.cells = score_notebook(context.source, None, None,
-                                               seed_of=self.seeds(), zero_reason=reason)
-            except Exception:  # noqa: BLE001 — the outcome is stored, with no check rows
-                outcome.cells = []
-            return outcome
-
-    async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
-        seed_of = self.seeds()
-        if sub.status != SubmissionStatus.FOUND:
-            outcome = self._outcome(sub, context, OutcomeStatus(sub.status))
-            outcome.cells = score_notebook(context.source, None, None, seed_of=seed_of,
-                                           zero_reason=sub.notes[0] if sub.notes else str(sub.status))
-            return outcome
-        workdir = self.course.autograded_dir / sub.student / sub.lab
-        assembled = assemble(context.source, context.release, sub.nb)
-        outcome = self._outcome(sub, context, OutcomeStatus.GRADED)
-        outcome.reasons += assembled.notes
-        target = workdir / context.lab.notebook
-        outcome.notebook_file = str(target.relative_to(self.course.root))
-
-        cell_timeout, time_limit, memory_mb = self.limits(context.lab)
-        limits = kernels.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60)
-        preload = {PRELOAD_ENV: context.source.setup_imports,
-                   PRELOAD_CHECKS_ENV: ",".join(context.source.check_names)}
-        zygote = (await self.zygotes.lease(sub.lab, {**self.kernel_env(Path("/tmp")), **preload})
-                  if self.zygotes is not None else None)
-        if zygote is not None:  # fresh folders inside the slot; the work is moved out after
-            rundir, runtime = zygote.fresh_folders()
-            outcome.sandbox += FORKED
-        else:
-            rundir, runtime = workdir, kernels.runtime_dir()
-        plan = RunPlan(assembled.nb,
-                       frozenset() if self.all_cells
-                       else frozenset(assembled.exploration_cells(context.release_ids)),
-                       _calls_at(context.source, assembled), seed_of, context.targets,
-                       tuple(self.course.check_path), context.source.setup_imports,
-                       tuple(context.source.check_names), cell_timeout, time_limit, memory_mb)
-        try:
-            outcome.reasons += await asyncio.to_thread(graded_folder.prepare, rundir,
-                                                       sub.folder, sub.path)
-            km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
-                                        limits=limits, status=self.status)
-                  if zygote is not None else
-                  sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
-                                         status=self.status, limits=limits))
-            ran = await run_monitored(plan, km, cwd=rundir, env=self.kernel_env(runtime),
-                                      runtime=runtime)
-        finally:
-            try:
-                await asyncio.to_thread(kernels.remove_tree, runtime)
-            finally:  # whatever the student left, the slot is given back
-                if zygote is not None:
-                    note = await self.zygotes.release(
-                        zygote, lambda: asyncio.to_thread(_move_out, rundir, workdir))
-                    if note:   # the slot's business, not the student's: said beside the sandbox
-                        outcome.sandbox += f"; {note}"
-        execution = ran.execution
-        if ran.noticed:
-            outcome.status, outcome.flagged = OutcomeStatus.FLAGGED, True
-            outcome.reasons.append(f"{MONITORED}: " + "; ".join(ran.noticed))
-        outcome.reasons += execution.problems()
-        outcome.reasons += await asyncio.to_thread(graded_folder.trim, workdir,
-                                                   context.lab.notebook)
-        for index, placed in enumerate(assembled.placed):
-            run = execution.cells.get(index)
-            if placed.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
-                outcome.reasons.append(f"the answer in {placed.label} raised {run.raised}")
-        outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
-                                       forbidden=ran.forbidden)
-        annotate(assembled, outcome.cells, execution.drives)
-        await asyncio.to_thread(graded_folder.place_notebook, assembled.nb, workdir,
-                                context.lab.notebook)
-        for cell in outcome.cells:
-            for check in cell.checks:
-                if check.message.startswith(DELEGATION):
-                    outcome.reasons.append(f"{check.check}: {check.message}")
-        return outcome
-
-
-def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
-    """``{index in the assembled notebook: grade calls}`` of every checks cell present."""
-    found = {}
-    for cell in source.with_role(CHECKS):
-        index = assembled.index_of(cell.grade_id)
-        if index is not None:
-            found[index] = cell.calls
-    return found
-
-
-def _move_out(rundir: Path, workdir: Path) -> None:
-    """Move a forked kernel's working folder to the submission's graded folder (one rename:
-    both are on the course's file system), so the slot's next student never sees it."""
-    if workdir.exists():
-        kernels.remove_tree(workdir)
-    workdir.parent.mkdir(parents=True, exist_ok=True)
-    if rundir.exists():
-        os.rename(rundir, workdir)
-
-
 @dataclass
 class ClassRun:
     outcomes: list[Outcome]
@@ -299,7 +72,7 @@ def submission_hash(sub: Submission, lab_print: str) -> str:
     digest.update(f"{sub.status}\0{sub.notes}\0".encode())
     if sub.nb is not None:
         digest.update(nbformat.writes(sub.nb).encode())
-    for name, blocks in handed_in_files(sub):
+    for name, blocks in graded_folder.handed_in_files(sub.folder, sub.path):
         digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
         try:
             for block in blocks:
@@ -316,22 +89,6 @@ def _hash_or_nothing(sub: Submission, lab_print: str) -> str:
         return submission_hash(sub, lab_print)
     except Exception:  # noqa: BLE001 — grading it will say what is wrong, if anything
         return ""
-
-
-def handed_in_files(sub: Submission):
-    """``(relative path, bytes)`` of each file handed in beside the notebook, as grading
-    takes them (:func:`graded_folder.handed_in`: no link followed, bounded), a block at a
-    time."""
-    if sub.folder is None:
-        return
-    entries, _ = graded_folder.handed_in(sub.folder, sub.path)
-    root = untrusted_tree.open_folder(sub.folder)
-    try:
-        for entry in entries:
-            if entry.kind == untrusted_tree.FILE:
-                yield entry.path, untrusted_tree.chunks(root, entry.path)
-    finally:
-        os.close(root)
 
 
 async def grade_all(grader: Grader, submissions: list[Submission],

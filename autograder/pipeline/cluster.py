@@ -10,7 +10,7 @@ Each submission becomes one Dask task that carries everything a worker needs and
   course's own check packages where it has some (sent once).
 
 Never the course secret, the gradebook, ``solutions/`` or another student's work. The worker
-grades in its own scratch course folder, with the same :class:`autograder.pipeline.autograde.Grader`,
+grades in its own scratch course folder, with the same :class:`autograder.pipeline.grader.Grader`,
 sandbox and limits as a local run, and sends back the outcome and the graded notebook; this
 process writes that notebook under ``course/autograded/`` and stores the outcome. No shared
 filesystem is assumed. Workers need this project installed (the same version) and, to be
@@ -80,10 +80,9 @@ class Result:
 
 
 def job_of(sub: Submission) -> Job:
-    from autograder.pipeline.autograde import handed_in_files
     files = io.BytesIO()
     with zipfile.ZipFile(files, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, blocks in handed_in_files(sub):
+        for name, blocks in graded_folder.handed_in_files(sub.folder, sub.path):
             member = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             with archive.open(member, "w", force_zip64=True) as out:
                 for block in blocks:
@@ -174,7 +173,7 @@ def grade_job(job: Job, context, course: Course, checks: bytes, overrides, all_c
     """Run on a worker: grade one submission in a scratch copy of the course."""
     from distributed import get_client, get_worker
 
-    from autograder.pipeline.autograde import Grader
+    from autograder.pipeline.grader import Grader
 
     name, lost = f"pid {os.getpid()}", []
     try:

@@ -89,7 +89,7 @@ def role_of(cell: NotebookNode) -> str:
 def is_exploration(cell: NotebookNode, role: str, release_ids: set[str]) -> bool:
     """Whether ``cell`` (playing ``role``) is one of the instructor's demo and exploration
     cells, which neither grading nor validation runs (NOTE [exploration cells] in
-    ``autograder.pipeline.autograde``): a code cell with no nbgrader role whose cell id is one
+    ``autograder.pipeline.grader``): a code cell with no nbgrader role whose cell id is one
     of the release's (``release_ids``)."""
     return cell.cell_type == "code" and role == PLAIN and cell.get("id") in release_ids
 

@@ -177,7 +177,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     env.update({"COURSEKIT_MODE": "grade", "MPLBACKEND": "Agg"})
     release_ids = _release_ids(course, lab)
     # Run what the grader runs: without the instructor's exploration cells (see
-    # autograder.pipeline.autograde), when the release tells which cells those are.
+    # autograder.pipeline.grader), when the release tells which cells those are.
     skip = {index for index, cell in enumerate(nb.cells) if release_ids is not None
             and lab_cells.is_exploration(cell, lab_cells.role_of(cell), release_ids)}
     # The release's setup imports and check warm-ups, run before the monitor (as grading

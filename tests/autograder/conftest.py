@@ -20,7 +20,8 @@ import pytest
 
 from autograder.demo import demo_class
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from autograder.publish.bundle import build_bundle
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback

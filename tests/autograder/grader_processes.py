@@ -21,7 +21,8 @@ kernel.session.send(kernel.iopub_socket, "display_data",
 GRADE_IN_A_PROCESS = '''
 import json, resource, sys
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 course = manifest.load_course(sys.argv[1])
 run = autograde(course, jobs=1, overrides=Overrides(30, 300, 4096), progress=False,
                 log=lambda m: None, fork_kernels=False)

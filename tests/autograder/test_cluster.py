@@ -27,7 +27,8 @@ from sqlalchemy import create_engine, func, select
 from autograder.demo import demo_class
 from autograder.pipeline import gradebook as gb
 from coursekit import course as manifest
-from autograder.pipeline.autograde import FORKED, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import FORKED
 from autograder.demo.run import DEMO_LAB, demo_limits
 from conftest import TEST_LIMITS, make_fixture_course
 from coursekit.cli import main as cli

@@ -41,7 +41,7 @@ from coursekit.notebook import kernels
 from autograder.demo import demo_class
 from autograder.isolation import forked
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import Grader, Overrides, prepare_lab
+from autograder.pipeline.grader import Grader, Overrides, prepare_lab
 from autograder.pipeline.collect import Submission, SubmissionStatus
 from conftest import make_fixture_course
 from machine_load import scaled, slowdown

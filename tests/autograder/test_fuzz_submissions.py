@@ -33,7 +33,7 @@ from autograder.demo import demo_class
 from autograder.isolation.sandbox import probe
 from autograder.pipeline import collect
 from autograder.pipeline import gradebook as gb
-from autograder.pipeline.autograde import Grader, prepare_lab
+from autograder.pipeline.grader import Grader, prepare_lab
 from autograder.pipeline.collect import SubmissionStatus
 from autograder.publish import export, feedback
 from coursekit.grading.seeds import public_seed

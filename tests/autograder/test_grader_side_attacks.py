@@ -31,8 +31,8 @@ from nbformat.v4 import new_code_cell
 from autograder.demo import demo_class
 from autograder.isolation import graded_folder
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import (NOT_ON_ROSTER, Grader, Overrides, autograde, grade_all,
-                                  prepare_lab)
+from autograder.pipeline.autograde import NOT_ON_ROSTER, autograde, grade_all
+from autograder.pipeline.grader import Grader, Overrides, prepare_lab
 from autograder.pipeline.collect import collect
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from conftest import make_fixture_course
@@ -222,7 +222,8 @@ time.sleep(600)
 GRADE_ONE = '''
 import sys
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 course = manifest.load_course(sys.argv[1])
 run = autograde(course, jobs=1, overrides=Overrides(float(sys.argv[2]), 900, 2048),
                 progress=False, log=lambda m: None, fork_kernels=False)

@@ -214,7 +214,8 @@ assert libc.syscall(KEYCTL, ctypes.c_long(1), b"grader-session") > 0      # JOIN
 assert libc.syscall(ADD_KEY, b"user", b"grader-secret", b"root's key", ctypes.c_long(10),
                     ctypes.c_long(-3)) > 0
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 course = manifest.load_course(sys.argv[1])
 autograde(course, jobs=1, overrides=Overrides(10, 120, 2048), progress=False,
           log=lambda m: None, fork_kernels=sys.argv[2] == "forked")
@@ -331,7 +332,8 @@ import json, resource, sys
 # The disk is protected whatever the grader does: no file of it grows over 2 GB.
 resource.setrlimit(resource.RLIMIT_FSIZE, (2 * 2**30, 2 * 2**30))
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 course = manifest.load_course(sys.argv[1])
 run = autograde(course, jobs=1, overrides=Overrides(10, 120, 2048), progress=False,
                 log=lambda m: None, fork_kernels=False)
@@ -375,7 +377,7 @@ def test_a_hand_in_that_links_to_a_classmates_notebook_hands_in_nothing(fixture_
     os.mkfifo(fifo / lab.notebook)
     os.symlink(victim.parent.parent, course.submitted_dir / "ada_link")
     course.enable_checks()
-    from autograder.pipeline.autograde import prepare_lab
+    from autograder.pipeline.grader import prepare_lab
     context = prepare_lab(course, lab)
     subs = {s.student: s for s in collect(course, [lab], {lab.id: context.identifying_ids})}
     assert sorted(subs) == ["ada", "fay", "mal"]          # the linked entry is no hand-in
@@ -469,7 +471,7 @@ def test_a_stale_group_of_a_live_lease_is_kept_and_one_of_a_dead_lease_removed(
 COLLECT_AND_MEASURE = '''
 import json, resource, sys
 from coursekit import course as manifest
-from autograder.pipeline.autograde import prepare_lab
+from autograder.pipeline.grader import prepare_lab
 from autograder.pipeline.collect import collect
 course = manifest.load_course(sys.argv[1])
 course.enable_checks()

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from autograder.demo import demo_class
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from coursekit import course as manifest
 
 REPO = Path(__file__).resolve().parents[2]

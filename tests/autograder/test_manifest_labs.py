@@ -13,7 +13,8 @@ import nbformat
 import pytest
 
 from autograder.demo import demo_class
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from coursekit import course as manifest
 

@@ -24,7 +24,7 @@ from autograder.demo import demo_class
 from autograder.isolation.sandbox import probe
 from autograder.pipeline import collect
 from autograder.pipeline import gradebook as gb
-from autograder.pipeline.autograde import Grader, prepare_lab
+from autograder.pipeline.grader import Grader, prepare_lab
 from autograder.publish import export, feedback
 from coursekit.cli import main as coursekit_main
 from coursekit.grading.seeds import public_seed

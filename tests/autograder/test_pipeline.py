@@ -16,7 +16,8 @@ from coursekit.notebook import kernels
 from autograder.demo import demo_class
 from autograder.pipeline import gradebook as gb
 from autograder.isolation import sandbox
-from autograder.pipeline.autograde import FORKED, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import FORKED
 from coursekit.notebook.execute import run_notebook
 from autograder.publish.feedback import render
 from coursekit.cli import main as cli
@@ -227,7 +228,7 @@ def test_a_grader_installed_without_a_compiler_says_so(graded_class, tmp_path, c
 
 
 def test_hidden_seeds_are_fresh_for_every_grading_and_stable_within_one():
-    from autograder.pipeline.autograde import Grader
+    from autograder.pipeline.grader import Grader
     first, second = Grader.seeds(), Grader.seeds()
     assert first("lab.x", True) == first("lab.x", True)        # visible and hidden calls agree
     assert first("lab.x", True) != second("lab.x", True)       # a regrade draws anew

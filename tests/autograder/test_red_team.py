@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 
 from autograder.demo import demo_class
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.export import export
 from autograder.publish.feedback import write_feedback

@@ -24,7 +24,8 @@ from sqlalchemy import create_engine, func, select
 from autograder.demo import demo_class
 from autograder.pipeline import gradebook as gb
 from coursekit import course as manifest
-from autograder.pipeline.autograde import Overrides, autograde
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Overrides
 from autograder.publish.release import write_release
 
 distributed = pytest.importorskip("distributed")

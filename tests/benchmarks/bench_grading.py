@@ -28,7 +28,8 @@ from nbclient import NotebookClient
 
 from autograder.demo import demo_class
 from autograder.isolation import forked, sandbox
-from autograder.pipeline.autograde import Grader, Overrides, autograde, prepare_lab
+from autograder.pipeline.autograde import autograde
+from autograder.pipeline.grader import Grader, Overrides, prepare_lab
 from autograder.pipeline.collect import Submission, SubmissionStatus
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.release import write_release
