@@ -120,7 +120,11 @@ EXIT_CHANNEL_TAMPERED = 86
 REPORT_S = 0.005
 _INFO_LIMIT = 400   # informational lines per kernel: the TA's log, not a flood
 _STARTS = str.startswith  # never a str subclass's own startswith
-_MAX_DEPTH = 400
+# Deeper than Python's default recursion limit: a walk that reaches it without finding whose
+# code is above fails closed (TOO_DEEP counts as the student's), since a student can make a
+# deep stack of library frames on purpose (a nested structure handed to copy.deepcopy).
+_MAX_DEPTH = 3000
+TOO_DEEP = "(a stack deeper than the monitor walks)"
 
 # Kinds of code (NOTE [Who wrote a code object]).
 STUDENT, LIBRARY, GRADING, OPEN, REFERENCE = "student", "library", "grading", "open", "reference"
@@ -569,9 +573,10 @@ def install(fifo_path: str, targets: list[dict]) -> None:
 
 
 def _import_system() -> tuple:
-    """``(codes, find_and_load, builtins)``: the code objects of the import system (by
+    """``(codes, find_and_load, builtins, roots)``: the code objects of the import system (by
     identity: importlib's frozen modules and ``importlib.import_module``), the code of
-    ``_find_and_load`` (where every import starts), and the real builtins."""
+    ``_find_and_load`` (where every import starts), the real builtins, and the entries of
+    the import path that are the installation's, longest first (:func:`_package_of`)."""
     import builtins
     import importlib
     bootstrap = importlib._bootstrap
@@ -586,7 +591,10 @@ def _import_system() -> tuple:
                         codes[id(code)] = code
     for code in nested_codes(_CODE_OF(importlib.import_module)):
         codes[id(code)] = code
-    return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins)
+    library = _library_prefixes()
+    roots = tuple(sorted((root for root in _folders(sys.path) if _named_under(root, library)),
+                         key=len, reverse=True))
+    return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots
 
 
 def _compiled():
@@ -1014,7 +1022,7 @@ def _student_above(frame, s, _id=id, _str=str) -> str:
         frame = frame.f_back
         depth += 1
     if where is None:
-        return ""
+        where = TOO_DEEP if frame is not None else ""
     if len(s.walked) > 50_000:
         _forget_walks(s)
     for each in passed:
@@ -1029,11 +1037,13 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
     asked for (torch importing a module lazily), so that what the body does is the
     library's own doing: run by the import system (``_find_and_load`` above it, through
     the import system's frames only), with the real builtins and a plain name, for a frame
-    that is not the student's. The same body run another way (``runpy``, a loader's
-    ``exec_module`` called directly, an ``import`` in student code) is walked through like
-    any library frame: the student may have planted what it calls (its builtins, its
-    globals, a module it imports)."""
-    codes, find_and_load, builtins = s.import_system
+    that is not the student's and belongs to the same package (torch code importing a module
+    of torch's). The same body run another way (``runpy``, a loader's ``exec_module``
+    called directly, an ``import`` in student code, a library function that imports a name
+    it is given, such as ``pkgutil.resolve_name``) is walked through like any library frame:
+    the student may have planted what it calls (its builtins, its globals, a module it
+    imports, an attribute of a module it calls)."""
+    codes, find_and_load, builtins, _ = s.import_system
     names = body.f_globals
     if (body.f_builtins is not builtins or _type(names) is not _dict
             or _type(_get(names, "__name__")) is not _str):
@@ -1045,7 +1055,22 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
             break
         found = found or code is find_and_load
         frame, depth = frame.f_back, depth + 1
-    return found and frame is not None and _code_info(frame.f_code, s=s)[1] is not STUDENT
+    return (found and frame is not None and _code_info(frame.f_code, s=s)[1] is not STUDENT
+            and _package_of(frame.f_code.co_filename, s) == _package_of(body.f_code.co_filename,
+                                                                          s) != "")
+
+
+def _package_of(filename, s, _type=type, _str=str) -> str:
+    """The top-level package (or module) an installation file belongs to: its first part
+    under the import path entry that holds it (``.../site-packages/torch/_dynamo/x.py`` is
+    torch's); "" when it is under none."""
+    if _type(filename) is not _str:
+        return ""
+    for root in s.import_system[3]:
+        if _STARTS(filename, root):
+            first = filename[len(root):].partition("/")[0]
+            return first[:-3] if first.endswith(".py") else first
+    return ""
 
 
 def _thread_root(frame, s) -> str:
@@ -1073,7 +1098,7 @@ def _nearest_author(frame, s) -> str:
             return _thread_root(frame, s)
         frame = frame.f_back
         depth += 1
-    return ""
+    return TOO_DEEP if frame is not None else ""
 
 
 # ----------------------------------------------------------------------- code the monitor knows

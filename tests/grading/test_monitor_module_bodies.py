@@ -198,12 +198,111 @@ grade("lab01.train_two_layer_torch", whole)
 drive("lab01.train_two_layer_torch", "laundered")
 '''
 
+# A library function that imports the name it is given (pkgutil.resolve_name), with a finder
+# and loader of the student's whose create_module hands over a module holding `print`.
+PLANTED_LOADER = E4_ANSWER + CHAIN + '''
+import importlib.machinery, importlib.util, pkgutil, sys, types
+from coursekit.grading import grade
+
+THIS = importlib.util.find_spec("this").origin
+
+
+class Loader(importlib.machinery.SourceFileLoader):
+    planted = None
+
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        module.print = Loader.planted
+        return module
+
+
+class Finder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.startswith("laundry_"):
+            return importlib.util.spec_from_file_location(name, THIS, loader=Loader(name, THIS))
+        return None
+
+
+sys.meta_path.insert(0, Finder)
+count = [0]
+
+
+def laundered(x, y, w1, w2):
+    a, b, loss = graph(x, y, w1, w2)
+    got = []
+    Loader.planted = chain(loss, a, b, got)
+    count[0] += 1
+    pkgutil.resolve_name(f"laundry_{count[0]}")
+    return (loss.detach(), *got[0])
+
+
+answer("laundered", grads=laundered)
+'''
+
+# The stock import of a real module, for a library function, whose body calls an attribute of
+# another module that the student swapped for a moment (glob's body calls re.compile).
+SWAPPED_ATTRIBUTE = E4_ANSWER + CHAIN + '''
+import pkgutil, re, sys
+from coursekit.grading import grade
+
+pkgutil.resolve_name("os")        # pkgutil compiles its own pattern on first use
+
+
+def laundered(x, y, w1, w2):
+    a, b, loss = graph(x, y, w1, w2)
+    got = []
+    sys.modules.pop("glob", None)
+    real = re.compile
+    re.compile = chain(loss, a, b, got)
+    try:
+        pkgutil.resolve_name("glob")
+    finally:
+        re.compile = real
+    sys.modules.pop("glob", None)
+    return (loss.detach(), *got[0])
+
+
+answer("laundered", grads=laundered)
+'''
+
+# A stack of library frames deeper than a walk goes: copy.deepcopy of a deeply nested list,
+# whose innermost item's __deepcopy__ is the chain.
+DEEP_STACK = E4_ANSWER + CHAIN + '''
+import copy, sys
+from coursekit.grading import grade
+
+sys.setrecursionlimit(20_000)
+
+
+class Leaf:
+    pass
+
+
+def laundered(x, y, w1, w2):
+    a, b, loss = graph(x, y, w1, w2)
+    got = []
+    leaf = Leaf()
+    leaf.__deepcopy__ = chain(loss, a, b, got)
+    nested = leaf
+    for _ in range(1600):            # two library frames per level
+        nested = [nested]
+    copy.deepcopy(nested)
+    return (loss.detach(), *got[0])
+
+
+answer("laundered", grads=laundered)
+'''
+
 ATTACKS = {"planted builtins, runpy.run_path": PLANTED_BUILTINS_RUN_PATH,
            "planted globals, runpy._run_code": PLANTED_GLOBALS_RUN_CODE,
            "planted module, a loader's exec_module": PLANTED_MODULE_EXEC_MODULE,
            "a name that climbs out with ..": CLIMBING_NAME,
            "an import path that climbs out with ..": CLIMBING_PATH,
-           "a function from a syntax tree, under os.py's name": FUNCTION_FROM_A_SYNTAX_TREE}
+           "a function from a syntax tree, under os.py's name": FUNCTION_FROM_A_SYNTAX_TREE,
+           "a planted loader, for pkgutil.resolve_name": PLANTED_LOADER,
+           "a swapped module attribute, for pkgutil.resolve_name": SWAPPED_ATTRIBUTE,
+           "a stack deeper than a walk goes": DEEP_STACK}
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
@@ -213,21 +312,23 @@ def test_what_only_looks_like_the_librarys_launders_nothing(tmp_path, attack):
 
 
 # A package of the test's own, installed (a site-packages folder on the kernel's path): its
-# function imports, the first time it runs, a module whose body runs the engine (as torch
-# imports torch._dynamo lazily, and that import's body runs torch code).
-LAZY = {"lazylib.py": "import torch\n"
-                      "_t = torch.ones(2, requires_grad=True)\n"
-                      "_g, = torch.autograd.grad((_t * 3).sum(), _t)\n",
-        "lazyuser.py": "def first_use():\n    import lazylib\n    return lazylib._g\n"}
+# function imports, the first time it runs, a module of the same package whose body runs the
+# engine (as torch imports torch._dynamo lazily, and that import's body runs torch code).
+LAZY = {"lazypkg/__init__.py": "def first_use():\n"
+                               "    from lazypkg import heavy\n"
+                               "    return heavy._g\n",
+        "lazypkg/heavy.py": "import torch\n"
+                            "_t = torch.ones(2, requires_grad=True)\n"
+                            "_g, = torch.autograd.grad((_t * 3).sum(), _t)\n"}
 
 IMPORTS = E4_ANSWER + '''
 import torch
-import lazyuser
+import lazypkg
 from coursekit.grading import grade
 
 
 def through_the_library(x, y, w1, w2):
-    lazyuser.first_use()             # the library imports lazylib: its body is its doing
+    lazypkg.first_use()              # the package imports its module: the body is its doing
     return by_hand(x, y, w1, w2)
 
 
@@ -237,7 +338,7 @@ answer("library imports", grads=through_the_library)
 
 def _installed(tmp_path):
     folder = tmp_path / "site-packages"
-    folder.mkdir()
+    (folder / "lazypkg").mkdir(parents=True)
     for name, text in LAZY.items():
         (folder / name).write_text(text)
     return {"PYTHONPATH": os.pathsep.join(filter(None, [str(folder),
@@ -252,24 +353,24 @@ def test_a_library_module_that_library_code_imports_is_the_librarys_doing(tmp_pa
 def test_a_library_module_that_student_code_imports_is_walked_through(tmp_path):
     """The same body imported by the answer itself: the student chose to run it during the
     check (and may have planted a module it imports), so its forbidden calls are charged."""
-    found = run(tmp_path, IMPORTS.replace("lazyuser.first_use()", "import lazylib"), [E4],
+    found = run(tmp_path, IMPORTS.replace("lazypkg.first_use()", "import lazypkg.heavy"), [E4],
                 env=_installed(tmp_path))
     assert "torch.autograd.grad" in found.charged("library imports"), found.reports
 
 
 SHADOWED = E4_ANSWER + CHAIN + '''
 import sys, types
-import lazyuser
+import lazypkg
 from coursekit.grading import grade
 
 
 def laundered(x, y, w1, w2):
     a, b, loss = graph(x, y, w1, w2)
     got = []
-    planted = types.ModuleType("lazyhelper")     # what lazyshadow's body imports and calls
+    planted = types.ModuleType("lazyhelper")     # what lazypkg.shadow's body imports and calls
     planted.prepare = chain(loss, a, b, got)
     sys.modules["lazyhelper"] = planted
-    lazyuser.first_shadowed_use()                # the library imports lazyshadow
+    lazypkg.first_shadowed_use()                 # the package imports its module
     return (loss.detach(), *got[0])
 
 
@@ -278,14 +379,15 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "BUG (README known limits): a library module that library code imports during a check "
-    "is the library's doing; when its body calls a module it imports, the student may have "
-    "planted that module first (sys.modules, or a folder first on sys.path)"))
+    "BUG (README known limits): a library module that its own package's code imports during "
+    "a check is the library's doing; when its body calls another module, the student may "
+    "have planted that module first (sys.modules, a folder first on sys.path) or swapped the "
+    "attribute it calls"))
 def test_a_module_planted_for_a_library_import_launders_nothing(tmp_path):
     env = _installed(tmp_path)
     folder = tmp_path / "site-packages"
-    (folder / "lazyshadow.py").write_text("import lazyhelper\nlazyhelper.prepare()\n")
-    with open(folder / "lazyuser.py", "a") as handle:
-        handle.write("\n\ndef first_shadowed_use():\n    import lazyshadow\n")
+    (folder / "lazypkg" / "shadow.py").write_text("import lazyhelper\nlazyhelper.prepare()\n")
+    with open(folder / "lazypkg" / "__init__.py", "a") as handle:
+        handle.write("\n\ndef first_shadowed_use():\n    from lazypkg import shadow\n")
     found = run(tmp_path, SHADOWED, [E4], env=env)
     assert "torch.autograd.grad" in found.charged("laundered"), found.reports

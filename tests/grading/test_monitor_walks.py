@@ -56,13 +56,14 @@ def _reports(tmp_path, student: str) -> list[str]:
     os.mkfifo(fifo)
     library = tmp_path / "site-packages"
     library.mkdir()
-    (library / "libgen.py").write_text(LIBRARY)
-    # A module that library code imports does its own work: what its body runs is not the
-    # student's, even with student code above (which called ``libimport``'s function).
-    (library / "libadvance.py").write_text("import libgen\nnext(libgen.ADVANCED)\n")
-    (library / "libresume.py").write_text("import libgen\nnext(libgen.SHARED)\n")
-    (library / "libimport.py").write_text(
-        "import importlib\n\ndef first_use(name):\n    importlib.import_module(name)\n")
+    # A module that its own package's code imports does its own work: what its body runs is
+    # not the student's, even with student code above (which called ``first_use``).
+    (library / "libgen").mkdir()
+    (library / "libgen" / "__init__.py").write_text(
+        LIBRARY + "\n\ndef first_use(name):\n    import importlib\n"
+                  "    importlib.import_module('libgen.' + name)\n")
+    (library / "libgen" / "advance.py").write_text("import libgen\nnext(libgen.ADVANCED)\n")
+    (library / "libgen" / "resume.py").write_text("import libgen\nnext(libgen.SHARED)\n")
     (tmp_path / "harness.py").write_text(HARNESS)
     (tmp_path / "student.py").write_text(textwrap.dedent(student))
     done = subprocess.run([sys.executable, str(tmp_path / "harness.py"), str(fifo), str(library),
@@ -76,8 +77,8 @@ def _reports(tmp_path, student: str) -> list[str]:
 
 def test_a_library_generator_resumed_by_student_code_is_reported_from_the_student(tmp_path):
     calls = _reports(tmp_path, '''
-        import time, libimport
-        libimport.first_use("libadvance")  # the library advances it first, as its own work
+        import time, libgen
+        libgen.first_use("advance")  # the library advances it first, as its own work
         time.sleep(0.01)
         import libgen
         next(libgen.ADVANCED)
@@ -91,10 +92,10 @@ def test_a_library_generator_advanced_by_student_code_then_by_the_library_is_cha
     # library code imports), is not charged to the student.
     calls = _reports(tmp_path, '''
         import time
-        import libgen, libimport
+        import libgen
         libgen.SHARED = libgen.steps()
         next(libgen.SHARED)
         time.sleep(0.01)  # past the monitor's once-per-5-ms limit on repeated reports
-        libimport.first_use("libresume")
+        libgen.first_use("resume")
     ''')
     assert calls == ["libgen.forbidden from /home/student/lab.py"]
