@@ -227,9 +227,11 @@ def record(gradebook, outcome: Outcome) -> bool:
     Either way a ``coursekit_history`` row says what happened. Returns whether it was stored.
 
     Every text is made printable first (:func:`coursekit.notebook.safe_text.printable`): a reason may
-    quote a file name or an exception message that no database can encode. A write that
-    fails anyway is rolled back before the error is raised, so the session stays usable for
-    the next submission and nothing stored before is lost.
+    quote a file name or an exception message that no database can encode. nbgrader's
+    student and submission rows are created first (nbgrader commits them itself); the grades,
+    the outcome, its checks and the history row are then one transaction. A write that fails
+    is rolled back before the error is raised, so the session stays usable for the next
+    submission and nothing stored before is lost, nbgrader's grades included.
     """
     with _student_lock(gradebook, outcome.student):
         try:
@@ -241,10 +243,12 @@ def record(gradebook, outcome: Outcome) -> bool:
                 if (kept.graded_at or 0.0) > outcome.graded_at:
                     _history(gradebook, outcome, f"not stored: run {kept.run_id} graded this "
                                                  f"submission later and its result is kept")
+                    gradebook.db.commit()
                     return False
                 event = f"stored; replaced the result of run {kept.run_id}"
             _record(gradebook, outcome)
             _history(gradebook, outcome, event)
+            gradebook.db.commit()   # grades, outcome, checks and history: one transaction
             return True
         except BaseException:
             gradebook.db.rollback()
@@ -256,7 +260,6 @@ def _history(gradebook, outcome: Outcome, event: str) -> None:
                                 run_id=outcome.run_id or "-", graded_at=outcome.graded_at,
                                 status=printable(outcome.status),
                                 score=round(outcome.score, 6), event=printable(event)))
-    gradebook.db.commit()
 
 
 @contextmanager
@@ -341,7 +344,6 @@ def _record(gradebook, outcome: Outcome) -> None:
             else:
                 grade.auto_score = round(cell.score or 0.0, 6)
                 grade.needs_manual_grade = outcome.flagged
-    gradebook.db.commit()
 
     session: Session = gradebook.db
     session.execute(delete(CheckRow).where(CheckRow.student == outcome.student,
@@ -374,7 +376,6 @@ def _record(gradebook, outcome: Outcome) -> None:
                                  max_score=round(check.max_score, 6),
                                  message=printable(check.message, MESSAGE_CHARS)))
             position += 1
-    session.commit()
 
 
 @dataclass

@@ -184,14 +184,23 @@ def test_the_gradebook_replaces_unencodable_text_and_rolls_back_a_failed_write(d
     assert stored.reasons[0] == "\ufffd lone, \ufffd NUL, \ufffd[31m escape"
     gradebook = gb.open_gradebook(demo.course.default_db_url)
     try:
-        broken = gb.Outcome("bad_minor", demo.lab.id, "graded", 6.0, 5.0)
+        flagged = _flagged(gradebook, demo.lab.id, "bad_minor")
+        broken = gb.Outcome("bad_minor", demo.lab.id, "graded", 6.0, 5.0, flagged=not flagged)
         broken.max_score = None   # NOT NULL: the write fails after the old rows were deleted
         with pytest.raises(Exception):
             gb.record(gradebook, broken)
         kept = {o.student: o for o in gb.load_outcomes(gradebook)}
+        assert _flagged(gradebook, demo.lab.id, "bad_minor") is flagged   # nbgrader's rows too
     finally:
         gradebook.close()
     assert kept["bad_minor"].reasons == stored.reasons and "zoe" in kept
+
+
+def _flagged(gradebook, lab: str, student: str) -> bool:
+    """nbgrader's own flag on the student's notebook, read afresh from the database."""
+    gradebook.db.expire_all()
+    (notebook,) = gradebook.find_submission(lab, student).notebooks
+    return bool(notebook.flagged)
 
 
 @pytest.mark.slow
