@@ -153,6 +153,22 @@ MUTANTS = {
         durations.append(clock() - start)
     return float(np.median(durations)) if durations else float("nan")
 '''),
+        ("refuses only repeats == 0 (if not repeats): a negative count runs the warm-up first",
+         _TIME_IT_HEAD + '''    if not repeats:
+        raise ValueError("repeats must be at least 1")
+    if sync is None:
+        sync = lambda: synchronize(device)
+    for _ in range(warmup):
+        fn()
+    durations = []
+    for _ in range(repeats):
+        sync()
+        start = clock()
+        fn()
+        sync()
+        durations.append(clock() - start)
+    return statistics.median(durations)
+'''),
         ("checks repeats only after the warm-up: fn runs before the ValueError",
          _TIME_IT_HEAD + '''    if sync is None:
         sync = lambda: synchronize(device)
@@ -171,6 +187,11 @@ MUTANTS = {
 '''),
     ],
     "roofline": [
+        ("times within math.isclose count as a tie ('compute')", _roofline_with(roofline_bound='''def roofline_bound(flops, nbytes, peak_flops, bandwidth):
+    compute, memory = flops / peak_flops, nbytes / bandwidth
+    close = abs(compute - memory) <= 1e-9 * max(compute, memory)   # math.isclose's rule
+    return "compute" if compute >= memory or close else "memory"
+''')),
         ("counts one FLOP per multiply-add: forgets the factor 2", _roofline_with(gemm_flops='''def gemm_flops(m, n, k):
     """FLOPs of C = A @ B, A of shape (m, k), B of shape (k, n)."""
     return m * n * k
@@ -204,6 +225,19 @@ MUTANTS = {
 ''')),
     ],
     "transfer_vs_compute": [
+        ("'transfer' only when the copy is over 5% slower", _TRANSFER_HEAD + '''    x_on_device = x.to(device, copy=True)
+    transfer_s = timer(lambda: x.to(device, copy=True), device=device)
+    compute_s = timer(lambda: op(x_on_device), device=device)
+    return {"transfer_s": transfer_s, "compute_s": compute_s,
+            "bottleneck": "transfer" if transfer_s > 1.05 * compute_s else "compute"}
+'''),
+        ("the operand on the device made without copy=True: op gets x itself on the CPU",
+         _TRANSFER_HEAD + '''    x_on_device = x.to(device)
+    transfer_s = timer(lambda: x.to(device, copy=True), device=device)
+    compute_s = timer(lambda: op(x_on_device), device=device)
+    return {"transfer_s": transfer_s, "compute_s": compute_s,
+            "bottleneck": "transfer" if transfer_s > compute_s else "compute"}
+'''),
         ("the copy cast to float32 on the way: a float64 x comes back float32",
          _TRANSFER_HEAD + '''    x_on_device = x.to(device, copy=True)
     transfer_s = timer(lambda: x.to(device, torch.float32, copy=True), device=device)

@@ -202,6 +202,12 @@ MUTANTS = {
                     grads[key] += parent_grad
                 else:
                     grads[key] = parent_grad''')),
+        ("a leaf's first gradient stored without a copy: x.grad is y.grad after x + y",
+         _edit(_ENGINE, "node.grad = grad.copy() if node.grad is None else node.grad + grad",
+               "node.grad = grad if node.grad is None else node.grad + grad")),
+        ("puts .grad on every node that requires grad, intermediate ones too",
+         _edit(_ENGINE, "        for parent, parent_grad in zip(",
+               "        node.grad = grad\n        for parent, parent_grad in zip(")),
         ("toposort without a visited set: shared nodes appear (and are processed) twice",
          _edit(_ENGINE, '''        if id(node) in visited:
             return
@@ -229,6 +235,18 @@ MUTANTS = {
          _edit(_ENGINE, "grads = {id(root): np.ones_like(root.data)}", "grads = {id(root): np.array(1.0)}")),
     ],
     "no_grad": [
+        ("stores the state to restore in __init__, not __enter__", '''class no_grad:
+    def __init__(self):
+        self.previous = _grad_mode["enabled"]
+
+    def __enter__(self):
+        _grad_mode["enabled"] = False
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _grad_mode["enabled"] = self.previous
+        return False
+'''),
         ("__exit__ switches recording on instead of restoring the previous state", '''class no_grad:
     def __enter__(self):
         _grad_mode["enabled"] = False

@@ -203,16 +203,20 @@ def time_it_program(impl: Any, rng):
                lambda: 0.02 <= float(impl(lambda: time.sleep(0.02), warmup=1, repeats=3)) < 0.25,
                hint="return seconds (not milliseconds), using time.perf_counter by default")
     # 7. Nothing to take the median of: refused before any call of fn (a warm-up included).
-    def rejected():
+    def rejected(repeats):
         calls = []
         try:
-            impl(lambda: calls.append(1), warmup=2, repeats=0)
+            impl(lambda: calls.append(1), warmup=2, repeats=repeats)
         except ValueError:
             return {"raises ValueError": True, "calls of fn before it": len(calls)}
         return {"raises ValueError": False, "calls of fn before it": len(calls)}
 
-    yield Case("repeats=0 raises ValueError, before fn is called (warmup=2)", rejected,
-               hint="raise ValueError when repeats < 1, first thing: before the warm-up calls fn")
+    negative = -int(rng.integers(1, 4))
+    for repeats in (0, negative):
+        yield Case(f"repeats={repeats} raises ValueError, before fn is called (warmup=2)",
+                   lambda r=repeats: rejected(r),
+                   hint="raise ValueError when repeats < 1 (0 and negative numbers), first "
+                        "thing: before the warm-up calls fn")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,6 +269,13 @@ def roofline_program(impl: Any, rng):
                f"(flops={flops:.3g}, bytes={nbytes:.3g})",
                lambda: impl["roofline_bound"](flops, nbytes, flops, nbytes),
                hint="a tie is 'compute': flops/peak_flops >= bytes/bandwidth")
+    # A hair below the tie, planted too: 1 - 2**-40 s of arithmetic against 1 s of traffic is
+    # 'memory' (math.isclose would call it a tie).
+    yield Case("roofline_bound a hair below the ridge point: flops/peak_flops = 1 - 2**-40 s, "
+               "bytes/bandwidth = 1 s",
+               lambda: impl["roofline_bound"](2.0 ** 40 - 1, 2.0 ** 30, 2.0 ** 40, 2.0 ** 30),
+               hint="compare the two times exactly: 'compute' only when flops/peak_flops >= "
+                    "bytes/bandwidth, however close they are")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +332,10 @@ def _run_recorded(impl, x, device, transfer_s, compute_s):
                 "op ran on": sorted({str(t.device) for t in op_inputs}),
                 "devices given to the timer": sorted(set(timer.devices)),
                 "timed compute reuses one input already on the device":
-                    all(len({id(t) for t in calls}) == 1 for calls in timer.compute_inputs)}
+                    all(len({id(t) for t in calls}) == 1 for calls in timer.compute_inputs),
+                "op is given a copy of x, not x":
+                    all(t is not x and (t.device.type == "meta" or t.untyped_storage().data_ptr()
+                                        != x.untyped_storage().data_ptr()) for t in op_inputs)}
     observed.update(_describe_transfer(timer.transfer_result, x))
     return observed
 
@@ -333,7 +347,8 @@ def transfer_vs_compute_program(impl: Any, rng):
 
     # The pretend timer decides the numbers, so the conclusion has a known right answer.
     for trial, device in enumerate([torch.device("meta"), torch.device("meta"),
-                                    torch.device("cpu"), torch.device("meta")]):
+                                    torch.device("cpu"), torch.device("meta"),
+                                    torch.device("cpu")]):
         rows, cols = int(rng.integers(2, 9)), int(rng.integers(2, 9))
         dtype = "float64" if trial in (1, 2) else "float32"   # the copy keeps x's dtype
         x = torch.from_numpy(rng.standard_normal((rows, cols)).astype(dtype))
@@ -344,7 +359,10 @@ def transfer_vs_compute_program(impl: Any, rng):
             transfer_s, compute_s = min(transfer_s, compute_s), max(transfer_s, compute_s) * 3
         elif trial == 3:  # a tie, planted in every seed: it is 'compute'
             compute_s = transfer_s
-        verdict = ("the copy is slower" if transfer_s > compute_s else
+        elif trial == 4:  # the copy 1% slower: still 'transfer', however close
+            transfer_s = compute_s * 1.01
+        verdict = ("the copy is 1% slower" if trial == 4 else
+                   "the copy is slower" if transfer_s > compute_s else
                    "a tie" if transfer_s == compute_s else "the compute is slower")
         yield Case(f"{dtype} x of shape ({rows}, {cols}) to {device}, timer reports "
                    f"transfer {transfer_s:.3g} s and compute {compute_s:.3g} s ({verdict})",
@@ -402,6 +420,7 @@ PROPERTIES = {
              "even number of repeats"),
         edge("warmup=0: the first call is timed", "warmup=0, repeats=1"),
         edge("repeats=0", "repeats=0 raises ValueError"),
+        edge("a negative repeats", "repeats=-"),
     ),
     "lab00.roofline": (
         promise("gemm_flops is 2*m*n*k", "gemm_flops(m="),
@@ -416,6 +435,7 @@ PROPERTIES = {
                 "roofline_bound, GEMM of trial 1"),
         edge("element sizes of 2, 4 and 8 bytes", "dtype_bytes="),
         edge("a tie between the two times is 'compute'", "roofline_bound at the ridge point"),
+        edge("a time a hair below the other is not a tie", "a hair below the ridge point"),
     ),
     "lab00.transfer_vs_compute": (
         parameter("x", "x of shape"),
@@ -429,6 +449,9 @@ PROPERTIES = {
                 "to meta, timer reports"),
         promise("the timer is called as timer(fn, device=device)", "to meta, timer reports"),
         promise("'transfer' when transfer_s > compute_s", "(the copy is slower)"),
+        edge("the copy only 1% slower is still 'transfer'", "(the copy is 1% slower)"),
+        promise("op runs on a copy of x (x itself is never handed to op)",
+                "to cpu, timer reports"),
         promise("'compute' otherwise", "(the compute is slower)"),
         promise("the default timer is time_it, and the conclusion follows its numbers",
                 "real measurement on the CPU"),

@@ -396,8 +396,18 @@ def engine_program(impl, rng):
         impl["backward"](c.sum())
         return a.grad
 
+    def intermediate_grad():
+        a = Node(a0, requires_grad=True)
+        b = a + a
+        impl["backward"]((b * b).sum())
+        return b.grad is None
+
     yield Case("reused node: b = a + a; c = b + b; gradient of a", reused_add,
                hint=ENGINE_HINTS["reuse"])
+    yield Case("an intermediate node (b = a + a in sum(b * b)) keeps .grad None",
+               intermediate_grad,
+               hint="only a leaf gets .grad; keep the gradients of other nodes in the "
+                    "dictionary while backward runs, not on the nodes")
 
     def reused_mul():
         a = Node(a0, requires_grad=True)
@@ -440,6 +450,11 @@ def engine_program(impl, rng):
             impl["backward"]((x + y).sum())  # add hands the same gradient to both inputs
         return x.grad, y.grad
 
+    def own_copies():
+        x, y = Node(x0, requires_grad=True), Node(y0, requires_grad=True)
+        impl["backward"]((x + y).sum())
+        return not np.shares_memory(x.grad, y.grad)
+
     def nothing_requires_grad():
         k = Node(x0)
         loss = (k * 2.0).sum()
@@ -455,6 +470,10 @@ def engine_program(impl, rng):
                nothing_requires_grad, names=("loss.grad is None", "constant's .grad is None"),
                hint="a node that does not require grad never gets a .grad, the root included")
 
+    yield Case("one backward through x + y: x.grad and y.grad are arrays of their own",
+               own_copies,
+               hint="the first time a leaf gets a gradient, store a copy (grad.copy()): + hands "
+                    "the same array to both inputs")
     yield Case("two backward calls through x + y: x.grad and y.grad", twice_shared,
                hint="the first time a leaf gets a gradient, store a copy: an op may return the "
                     "same array for several inputs, and adding into it in place later changes "
@@ -533,6 +552,14 @@ def no_grad_program(impl, rng):
             propagated = True
         return bool((a * b).requires_grad), propagated
 
+    def made_before_entered():
+        a, b = leaves()
+        block = no_grad()            # made while recording is on ...
+        with no_grad():
+            with block:              # ... entered where it is off: its exit restores off
+                pass
+            return bool((a * b).requires_grad)
+
     def cut():
         a, b = leaves()
         with no_grad():
@@ -546,6 +573,10 @@ def no_grad_program(impl, rng):
                hint=NO_GRAD_HINTS["after"])
     yield Case("inside nested no_grad() blocks, after the inner one ends", nested,
                hint=NO_GRAD_HINTS["nested"])
+    yield Case("a no_grad() made while recording, entered inside another no_grad(): after "
+               "its block", made_before_entered,
+               hint="store the state in __enter__, when the block starts, not in __init__: the "
+                    "object may be made in one mode and entered in another")
     yield Case("after an exception inside no_grad(), results require grad again", after_error,
                hint=NO_GRAD_HINTS["error"] + "; return False (or None) from __exit__, so the "
                     "exception goes on to the caller",
@@ -792,6 +823,8 @@ PROPERTIES = {
                 "one gradient handed to two parents"),
         promise("a leaf's first gradient is stored as a copy",
                 "two backward calls through x + y"),
+        promise("leaves never share a gradient array", "x.grad and y.grad are arrays of their own"),
+        promise("only leaves get .grad", "an intermediate node"),
         *_OWN_ENGINE,
         edge("the lecture's b = a + a; c = b + b gives a a gradient of 4",
              "reused node: b = a + a; c = b + b"),
@@ -805,6 +838,7 @@ PROPERTIES = {
         promise("recording is back on after the block", "after the with block"),
         promise("__exit__ restores the stored state, so nested blocks work",
                 "inside nested no_grad() blocks"),
+        promise("the state is stored in __enter__", "a no_grad() made while recording"),
         promise("the state is restored when the block raises",
                 "after an exception inside no_grad(), results require grad again: "
                 "requires_grad after the block"),
