@@ -2,6 +2,12 @@
 
 MUTANTS = {
     "numpy_graph_grads": [
+        ("tells a broadcast z by its size: with one row, z of shape (D,) keeps shape (1, D)",
+         '''def numpy_graph_grads(x, y, z):
+    grad_b = np.ones_like(x * y + z)
+    grad_z = grad_b if z.size == grad_b.size else grad_b.sum(axis=0)
+    return grad_b * y, grad_b * x, grad_z
+'''),
         ("each input gets its own value instead of the other factor", '''def numpy_graph_grads(x, y, z):
     grad_b = np.ones_like(x * y + z)
     grad_z = grad_b if np.shape(z) == grad_b.shape else grad_b.sum(axis=0)
@@ -111,6 +117,18 @@ MUTANTS = {
 '''),
     ],
     "train_two_layer": [
+        ("stops early once the loss is no longer finite: fewer than `steps` losses",
+         '''def train_two_layer(x, y, w1, w2, lr, steps):
+    losses = []
+    for _ in range(steps):
+        loss, grad_w1, grad_w2 = two_layer_grads(x, y, w1, w2)
+        if not np.isfinite(loss):
+            break
+        losses.append(loss)
+        w1 = w1 - lr * grad_w1
+        w2 = w2 - lr * grad_w2
+    return w1, w2, losses
+'''),
         ("records the loss after the update instead of before it", '''def train_two_layer(x, y, w1, w2, lr, steps):
     losses = []
     for _ in range(steps):

@@ -103,6 +103,16 @@ MUTANTS = {
 ''' + _SIGMOID_HELPER),
     ],
     "my_relu": [
+        ("keeps the mask as a ctx attribute instead of ctx.save_for_backward", '''class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mask = x > 0
+        return x.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.mask.to(grad_output.dtype)
+'''),
         ("backward passes grad_output through without the mask", '''class MyReLU(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -158,6 +168,18 @@ MUTANTS = {
 '''),
     ],
     "softplus": [
+        ("backward multiplies grad_output in place and returns it", '''class Softplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        e = torch.exp(-x.abs())
+        return grad_output.mul_(torch.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+'''),
         ("backward from the saved output, sigmoid(x) = 1 - exp(-y): rounds to 0 for x << 0",
          '''class Softplus(torch.autograd.Function):
     @staticmethod
@@ -233,6 +255,19 @@ MUTANTS = {
 '''),
     ],
     "ck_sigmoid": [
+        ("clips x to [-500, 500] against overflow: sigma(x) for x < -500 stays sigma(-500)",
+         '''class CkSigmoid(ck.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = 1 / (1 + np.exp(-np.clip(x, -500, 500)))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        return grad_output * y * (1 - y)
+'''),
         ("backward writes into the saved output (y *= 1 - y): the forward's result changes", '''class CkSigmoid(ck.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -271,6 +271,24 @@ MUTANTS = {
 '''),
     ],
     "dataloader": [
+        ("seed=0 taken as no seed (default_rng(seed or None))", _LOADER_HEAD.replace(
+            "np.random.default_rng(seed)", "np.random.default_rng(seed or None)") + '''
+    def __iter__(self):
+        n = len(self.dataset)
+        order = self.rng.permutation(n).tolist() if self.shuffle else list(range(n))
+        for indices in MyBatchSampler(order, self.batch_size, self.drop_last):
+            yield self.collate_fn([self.dataset[i] for i in indices])
+''' + _LOADER_LEN),
+        ("draws the next epoch's order when an epoch ends: after a break the order repeats",
+         _LOADER_HEAD + '''        n = len(dataset)
+        self.order = self.rng.permutation(n).tolist() if shuffle else list(range(n))
+
+    def __iter__(self):
+        for indices in MyBatchSampler(self.order, self.batch_size, self.drop_last):
+            yield self.collate_fn([self.dataset[i] for i in indices])
+        if self.shuffle:
+            self.order = self.rng.permutation(len(self.dataset)).tolist()
+''' + _LOADER_LEN),
         ("reseeds in every epoch: all epochs have the same order", _LOADER_HEAD + '''
     def __iter__(self):
         n = len(self.dataset)
@@ -329,6 +347,13 @@ MUTANTS = {
 ''' + _LOADER_LEN),
     ],
     "balanced_weights": [
+        ("labels through float32 (torch.as_tensor(labels).float()): 2**24 and 2**24 + 1 merge",
+         '''def balanced_weights(labels):
+    """One positive weight per sample; every class gets the same total weight."""
+    labels = torch.as_tensor(np.asarray(labels)).float().numpy().reshape(-1)
+    _, class_of_sample, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    return 1.0 / counts[class_of_sample]
+'''),
         ("weights by class frequency instead of its inverse", '''def balanced_weights(labels):
     """One positive weight per sample; every class gets the same total weight."""
     labels = np.asarray(labels).reshape(-1)

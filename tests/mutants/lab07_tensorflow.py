@@ -216,6 +216,8 @@ MUTANTS = {
 '''),
     ],
     "tape_derivatives": [
+        ("returns NumPy arrays (.numpy()) instead of tensors",
+         _edit(_DERIVATIVES, "    return dy, d2y, dz", "    return dy.numpy(), d2y.numpy(), dz.numpy()")),
         ("the outer tape is not persistent: the second gradient raises",
          _edit(_DERIVATIVES, "tf.GradientTape(persistent=True) as outer",
                "tf.GradientTape() as outer")),

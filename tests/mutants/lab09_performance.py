@@ -168,6 +168,8 @@ MUTANTS = {
          _loader(keep="")),
     ],
     "bf16_report": [
+        ("errors as 0-d tensors, not Python floats",
+         _bf16("(got.float() - ref).abs().max() / ref.abs().max()")),
         ("autocasts to float16 instead of bfloat16", _bf16(_RELATIVE, "torch.float16")),
         ("absolute error, not relative to the largest value",
          _bf16("(got.float() - ref).abs().max().item()")),

@@ -252,6 +252,17 @@ def batchnorm_eval(model):
 '''),
     ],
     "param_groups": [
+        ("puts the frozen parameters in a third group at lr 0", _GROUPS.format(body='''\
+    body, head_params, frozen = [], [], []
+    for name, parameter in model.named_parameters():
+        if not parameter.requires_grad:
+            frozen.append(parameter)
+        elif name.startswith(head + "."):
+            head_params.append(parameter)
+        else:
+            body.append(parameter)
+    return [{"params": body, "lr": lr}, {"params": head_params, "lr": head_lr},
+            {"params": frozen, "lr": 0.0}]''')),
         ("keeps the frozen parameters in the optimizer", _GROUPS.format(body='''\
     body, head_params = [], []
     for name, parameter in model.named_parameters():

@@ -170,6 +170,8 @@ def numpy_graph_grads_program(impl, rng):
     """Gradients of c = sum(x * y + z) with respect to x, y and z, against torch autograd."""
     for trial in range(1, 5):
         n, d = int(rng.integers(1, 6)), int(rng.integers(1, 7))
+        if trial == 3:
+            n = 1   # one row: z of shape (D,) has as many elements as x, and a shape of its own
         if trial == 4:
             # as many rows as columns: z's first dimension alone cannot tell (D,) from (N, D)
             n = d = int(rng.integers(2, 6))
@@ -253,6 +255,18 @@ def train_two_layer_program(impl, rng):
         lr = _learning_rate(n, d_in)
         label = f"trial {trial} (N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps)"
         yield from _train_trial(impl, label, x, y, w1, w2, lr, steps, rtol=1e-6, atol=1e-9)
+    # A run that diverges (the loss overflows to inf, then nan) still takes every step.
+    n, d_in, h, d_out = _shape(rng)
+    x, y, w1, w2 = _two_layer_problem(rng, n, d_in, h, d_out)
+    steps = int(rng.integers(6, 13))
+
+    def diverging():
+        with np.errstate(all="ignore"):
+            return len(impl(x, y, w1, w2, 1e3, steps)[2])
+
+    yield Case(f"a diverging run (lr=1000, {steps} steps): len(losses) == steps", diverging,
+               hint="run all `steps` steps and record every loss, even when it is inf or nan: "
+                    "len(losses) == steps")
 
 
 @check("lab01.train_two_layer_torch", reference=_reference_train_two_layer_torch,
@@ -324,6 +338,8 @@ PROPERTIES = {
              "trial 3 ("),
         edge("z of shape (D,) with N == D: the shape alone of z's first axis does not tell",
              "trial 4 ("),
+        edge("z of shape (D,) with N == 1: as many elements as x, another shape",
+             "trial 3 (x, y (1,"),
     ),
     "lab01.two_layer_grads": (
         parameter("x", ": loss"),
@@ -349,6 +365,7 @@ PROPERTIES = {
         parameter("lr", ": final w1"),
         parameter("steps", ": losses"),
         promise("losses[t] is the loss before step t, one per step", ": losses"),
+        edge("len(losses) == steps even when the run diverges", "a diverging run"),
         promise("each step w = w - lr * grad, with the current weights' gradients",
                 ": final w1"),
         promise("returns the final w2 too", ": final w2"),

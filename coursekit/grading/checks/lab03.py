@@ -322,6 +322,28 @@ def my_relu_program(impl, rng):
                hint=RELU_HINTS["reused"])
     yield Case("backward leaves the caller's grad_output unchanged", _grad_output_untouched(impl, x, g),
                rtol=0, atol=0, hint=RELU_HINTS["reused"])
+    yield Case("forward keeps what backward needs through ctx.save_for_backward",
+               _saves_tensors(impl, x),
+               hint="save tensors with ctx.save_for_backward(...) (x, or the mask x > 0) and read "
+                    "them back from ctx.saved_tensors: an attribute such as ctx.mask escapes "
+                    "autograd's checks and saved-tensor hooks")
+
+
+def _saves_tensors(impl, x: np.ndarray) -> Callable[[], Any]:
+    """Whether forward saved a tensor through ctx.save_for_backward: autograd hands every
+    such tensor to the saved-tensor hooks, and no tensor kept as a ctx attribute."""
+    def thunk():
+        torch = _torch()
+        packed = []
+
+        def pack(tensor):
+            packed.append(tensor.shape)
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            impl.apply(_tensor(x, "float64"))
+        return len(packed) > 0
+    return thunk
 
 
 # ---------------------------------------------------------------- lab03.softplus
@@ -364,6 +386,10 @@ def softplus_program(impl, rng):
     yield Case("gradient keeps tiny values for very negative x (relative error below 1e-6, "
                "float64)", _grad(impl, tiny, np.ones_like(tiny), "float64"), rtol=1e-6, atol=0.0,
                hint=SOFTPLUS_HINTS["grad_tiny"])
+    shape = _shape(rng)
+    x, g = 5 * rng.standard_normal(shape), rng.standard_normal(shape)
+    yield Case("backward leaves the caller's grad_output unchanged",
+               _grad_output_untouched(impl, x, g), rtol=0, atol=0, hint=RELU_HINTS["reused"])
 
 
 # ---------------------------------------------------------------- lab03.ck_sigmoid (coursekit API)
@@ -475,6 +501,11 @@ def ck_sigmoid_program(impl, rng):
     g = rng.uniform(0.5, 2.0, size=extremes.shape)
     yield Case("sigmoid values at x = ±30 … ±1000 (float64)", _ck_values(impl, extremes, "float64"),
                hint=CK_HINTS["forward"])
+    tiny = np.array([-550.0, -600.0, -700.0])
+    yield Case("sigmoid keeps tiny values at x = -550, -600, -700 (relative error below 1e-6, "
+               "float64)", _ck_values(impl, tiny, "float64"), rtol=1e-6, atol=0.0,
+               hint="sigma(-700) is about 1e-304, still a float64: do not clip x, and compute "
+                    "the negative side as e / (1 + e) with e = np.exp(-np.abs(x))")
     yield Case("x.grad at x = ±30 … ±1000 (float64)", _ck_grad(impl, extremes, g, "float64"),
                hint=SIGMOID_HINTS["extreme"])
     yield Case("coursekit.autograd.gradcheck passes", _ck_gradcheck(impl, rng.standard_normal(_shape(rng))),
@@ -664,6 +695,7 @@ def _no_leftover_grad(impl, arrays: list[np.ndarray]) -> Callable[[], Any]:
     return thunk
 
 
+
 @check("lab03.my_gradcheck", reference=_reference_gradcheck,
        forbid=("torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.functional",
                "torch.func", "coursekit.autograd.gradcheck", "coursekit.autograd", "torch.testing"))
@@ -787,6 +819,8 @@ PROPERTIES = {
         promise("the gradient passes torch's gradcheck", "torch.autograd.gradcheck passes"),
         promise("backward returns a new tensor: grad_output left unchanged",
                 "backward leaves the caller's grad_output unchanged"),
+        promise("tensors saved through ctx.save_for_backward",
+                "forward keeps what backward needs through ctx.save_for_backward"),
         *_ONE_NODE_AND_META,
         promise("the backward computes its gradient itself", forbidden="torch.autograd.grad"),
         edge("x reaching the output along two paths", "gradient of 3 * relu(x) + x"),
@@ -801,6 +835,8 @@ PROPERTIES = {
                 "softplus keeps tiny values for very negative x"),
         promise("the gradient keeps relative accuracy 1e-6 for very negative x",
                 "gradient keeps tiny values for very negative x"),
+        promise("backward returns a new tensor: grad_output left unchanged",
+                "backward leaves the caller's grad_output unchanged"),
         *_ONE_NODE_AND_META,
         promise("no torch.nn.functional.softplus", forbidden=".softplus"),
         promise("no torch.logaddexp", forbidden="torch.logaddexp"),
@@ -821,6 +857,7 @@ PROPERTIES = {
         promise("no ck.sigmoid", forbidden="coursekit.sigmoid"),
         promise("no .backward() in the answer", forbidden=".backward"),
         edge("|x| up to 1000", "sigmoid values at x = ±30 … ±1000"),
+        edge("tiny values for very negative x kept to 1e-6", "sigmoid keeps tiny values"),
     ),
     "lab03.my_gradcheck": (
         parameter("fn", "mul (inputs"),

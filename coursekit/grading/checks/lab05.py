@@ -388,7 +388,7 @@ def dataloader_program(impl: Any, rng):
                hint="every epoch must visit each index exactly once, the last partial batch "
                     "included")
 
-    def same_seed():
+    def same_seed(seed):
         def order(loader):
             return [int(x[0][0]) for epoch in _epochs(loader, 2) for b in epoch for x in b]
         a = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed, collate_fn=_identity)
@@ -399,8 +399,21 @@ def dataloader_program(impl: Any, rng):
         return {"same seed, same order": first == order(b),
                 "another seed, another order": first != order(c)}
 
-    yield Case("seeding: the same seed repeats the order, another seed changes it", same_seed,
-               hint=_ONE_PERMUTATION)
+    for planted in (seed, 0):   # seed=0 is a seed like any other, not "no seed"
+        yield Case(f"seeding (seed={planted}): the same seed repeats the order, another seed "
+                   f"changes it", lambda s=planted: same_seed(s),
+                   hint=_ONE_PERMUTATION + "; seed=0 is a seed: pass it to default_rng as it is")
+
+    def after_a_break():
+        loader = impl(dataset, batch_size=batch_size, shuffle=True, seed=seed,
+                      collate_fn=_identity)
+        for _ in loader:
+            break            # an epoch left after its first batch
+        return [int(x[0][0]) for b in loader for x in b]
+
+    yield Case("the epoch after one left at its first batch (shuffle=True)", after_a_break,
+               hint="draw each epoch's permutation when the epoch starts (in __iter__), not when "
+                    "the previous one ends: an epoch left early (break) still used one")
     yield Case("batch_size=0 raises ValueError",
                lambda: _error_kind(lambda: impl(dataset, batch_size=0)),
                hint="raise ValueError when the loader is built, in __init__, not on first "
@@ -416,7 +429,7 @@ def _label_sets(rng):
     """Imbalanced label vectors: counts spread over two orders of magnitude."""
     sets = []
     for kind in ("range", "arbitrary", "list", "torch"):
-        classes = int(rng.integers(2, 6))
+        classes = int(rng.integers(3 if kind == "arbitrary" else 2, 6))
         counts = [int(c) for c in np.round(np.exp(rng.uniform(0, np.log(400), size=classes)))]
         if kind == "arbitrary":
             counts[int(rng.integers(0, classes))] = 1   # a class with a single sample
@@ -425,6 +438,8 @@ def _label_sets(rng):
             values = np.sort(rng.choice(np.arange(-50, 50), size=classes, replace=False))
             if values[0] >= 0:
                 values[0] = -int(rng.integers(1, 51))
+            # and two beyond 2**24, which float32 cannot tell apart
+            values[-2:] = (2 ** 24, 2 ** 24 + 1)
         labels = rng.permutation(np.repeat(values, counts))
         sets.append((kind, labels, values))
     return sets
@@ -656,7 +671,10 @@ PROPERTIES = {
         promise("epochs differ from each other", "epoch 2"),
         promise("each shuffled epoch visits every sample once", "each shuffled epoch is a permutation"),
         promise("the same seed gives the same order, another seed another",
-                "seeding: the same seed repeats the order"),
+                "the same seed repeats the order"),
+        edge("seed=0 is a seed", "seeding (seed=0)"),
+        promise("one permutation drawn at the start of every epoch, even after an early break",
+                "the epoch after one left at its first batch"),
         promise("batches cut with drop_last", "shuffle=True, drop_last=True"),
         promise("collate_fn is used when given", "collate_fn=list: epoch 0"),
         promise("my_collate when collate_fn is None", "default collate: epoch 0"),
@@ -679,6 +697,7 @@ PROPERTIES = {
         edge("labels given as a torch tensor", "weights for torch labels"),
         edge("classes that are not 0 .. C-1 (negative ones)", "weights for arbitrary labels"),
         edge("a class with a single sample", "class counts {0: 1,"),
+        edge("labels beyond 2**24, which float32 would merge", "16777217:"),
     ),
     "lab05.concat": (
         promise("len() is the sum of the parts' lengths", "len of datasets of sizes"),

@@ -239,7 +239,8 @@ def _reference_tape_derivatives():
         (dy,) = torch.autograd.grad(y.sum(), xt, create_graph=True)
         (d2y,) = torch.autograd.grad(dy.sum(), xt, retain_graph=True)
         (dz,) = torch.autograd.grad((y * y).sum(), xt)
-        return dy.detach().numpy(), d2y.numpy(), dz.numpy()
+        # Tensors, as the text asks (torch computes them; TensorFlow holds them).
+        return tuple(_tf().constant(g.detach().numpy()) for g in (dy, d2y, dz))
     return tape_derivatives
 
 
@@ -269,6 +270,13 @@ def tape_derivatives_program(impl, rng):
             yield Case(f"trial {trial}: f(x) = {f!r}, x {what} of shape {x.shape}: {name}",
                        lambda f=f, given=given, part=part: impl(f, given())[part],
                        hint=_DERIVATIVE_HINTS[part], rtol=1e-7, atol=1e-9)
+        if trial == 1:
+            yield Case(f"trial {trial}: dy, d2y and dz are TensorFlow tensors",
+                       lambda f=f, given=given: [isinstance(v, tf.Tensor)
+                                                 for v in impl(f, given())],
+                       names=("dy", "d2y", "dz"),
+                       hint="return what tape.gradient gives, tf.Tensors; .numpy() makes NumPy "
+                            "arrays")
 
 
 # ---------------------------------------------------------------- lab07.predict_traces
@@ -804,6 +812,7 @@ PROPERTIES = {
         promise("dz, the gradient of sum(y * y) (the persistent tape's second gradient)",
                 "of shape (4,): dz"),
         edge("x a tf.Variable", "x a tf.Variable of shape (2,): d2y"),
+        promise("three tensors, not NumPy arrays", "dy, d2y and dz are TensorFlow tensors"),
     ),
     "lab07.predict_traces": (
         parameter("calls", "sequence 1: calls with"),

@@ -572,6 +572,19 @@ def bf16_report_program(impl: Any, rng):
                         ".bfloat16() outside autocast; error = max|got.float() - ref| / max|ref|; "
                         "'autocast dtype' is str(result.dtype)",
                    rtol=0.1, atol=1e-6)
+        if trial == 0:
+            yield Case("the errors are Python floats", lambda a=a, b=b, x=x: _error_kinds(
+                           impl, a, b, x),
+                       hint="return each error as a Python float (float(...) or .item()), not "
+                            "a 0-d tensor")
+
+
+def _error_kinds(impl, a, b, x):
+    """The kind of each error the report holds: 'float' for a Python float."""
+    rows = _bf16_case(impl, a, b, x)
+    return {name: {key: "float" if isinstance(row.get(key), float) else type(row.get(key)).__name__
+                   for key in ("autocast error", "bf16 error")} if isinstance(row, dict) else row
+            for name, row in rows.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1164,6 +1177,7 @@ PROPERTIES = {
         promise("matmul, sum and softmax, each against float32 without autocast", "trial 0:"),
         promise("'autocast dtype': str(dtype) of the op under bf16 autocast", "trial 1:"),
         promise("'autocast error' and 'bf16 error': max|got - ref| / max|ref|", "trial 2:"),
+        promise("each error a Python float", "the errors are Python floats"),
     ),
     "lab09.loss_scaler": (
         promise("the given init_scale, growth_factor, backoff_factor and growth_interval",

@@ -502,8 +502,13 @@ def _learning_rates(impl, model, head, lr, head_lr) -> dict:
     for parameter in model.parameters():
         parameter.grad = torch.ones_like(parameter)
     optimizer.step()
-    return {name: float((before[name] - p.detach()).mean()) for name, p in
-            model.named_parameters()}
+    steps = {name: float((before[name] - p.detach()).mean()) for name, p in
+             model.named_parameters()}
+    # A frozen parameter in a group (even at lr 0) is one the text leaves out: weight decay or
+    # momentum would still move it.
+    steps["frozen parameters the groups hold"] = sum(
+        1 for group in optimizer.param_groups for p in group["params"] if not p.requires_grad)
+    return steps
 
 
 @check("lab11.param_groups", reference=_reference_param_groups)
@@ -697,6 +702,7 @@ PROPERTIES = {
         promise("the head's parameters at head_lr, the others at lr",
                 "the step each parameter takes for a gradient of ones"),
         promise("no frozen parameter in any group", "frozen parameters (a linear probe)"),
+        promise("not even in a group of its own at lr 0", "the head's bias frozen)"),
         promise("every group names its lr", "DigitsCNN with block1 frozen"),
         promise("no parameter in two groups", "head="),
         edge("a sibling whose name starts with the head's", "(next to '"),

@@ -214,8 +214,6 @@ SURVIVORS = {
         "not a mistake the text defines: it promises gradients of the inputs' shapes, not "
         "arrays of their own; y is the right value and shape for x's gradient"
     ),
-    ('numpy_graph_grads', 1): _PROMISE,
-    ('train_two_layer', 0): _PROMISE,
     ('train_two_layer', 1): (
         'not a mistake the text defines: losses[t] and len(losses) == steps hold for an '
         'array too; no list is asked for'

@@ -316,14 +316,17 @@ _DEVICE = (
     'have (blind round 8)'
 )
 SURVIVORS = {
-    ('ck_sigmoid', 0): _PROMISE,
+    ('my_gradcheck', 0): (
+        'not a mistake the checks hold against: the inputs the exercise hands over have no '
+        '.grad, and an accepted alternative answer clears .grad around .backward() too'
+    ),
     ('ck_sigmoid', 1): _PROMISE,
-    ('my_gradcheck', 0): _PROMISE,
     ('my_gradcheck', 1): (
         "not a mistake the text defines: the inputs are 'a list of float64 tensors' and "
         'nothing says they may be non-contiguous (as in round 6)'
     ),
-    ('my_gradcheck', 2): _PROMISE,
-    ('my_relu', 0): _PROMISE,
-    ('softplus', 0): _PROMISE,
+    ('my_gradcheck', 2): (
+        'not a mistake the checks hold against: a one-element bool tensor is taken as a '
+        'verdict on purpose, since an honest (...).all() returns one'
+    ),
 }

@@ -721,7 +721,10 @@ _DEVICE = (
     'have (blind round 8)'
 )
 SURVIVORS = {
-    ('layers', 0): _PROMISE,
+    ('layers', 0): (
+        "not a mistake the text defines: it asks that seq[i] works, and names no negative "
+        "index"
+    ),
     ('layers', 2): (
         'not a mistake the text defines: at exactly 0 any value in [0, 1] is a '
         "subgradient of max(x, 0), and clamp(min=0) is the lecture's own idiom (as in "

@@ -325,10 +325,10 @@ _DEVICE = (
     'have (blind round 8)'
 )
 SURVIVORS = {
-    ('balanced_weights', 0): _PROMISE,
-    ('batch_sampler', 0): _PROMISE,
+    ('batch_sampler', 0): (
+        'not a mistake the text defines: True is an int in Python, and the text does not '
+        'say that bools are refused'
+    ),
     ('batch_sampler', 1): _PROMISE,
     ('collate', 0): _PROMISE,
-    ('dataloader', 0): _PROMISE,
-    ('dataloader', 1): _PROMISE,
 }

@@ -360,7 +360,6 @@ SURVIVORS = {
     ('custom_fit', 0): _PROMISE,
     ('predict_traces', 0): _PROMISE,
     ('signature_function', 0): _METHOD,
-    ('tape_derivatives', 0): _PROMISE,
     ('tape_train', 0): _METHOD,
     ('tensorboard_scalars', 1): _PROMISE,
     ('tf1_train', 0): _METHOD,

@@ -264,7 +264,6 @@ _DEVICE = (
 )
 SURVIVORS = {
     ('bf16_report', 0): _DEVICE,
-    ('bf16_report', 1): _PROMISE,
     ('checkpointed', 0): _PROMISE,
     ('faster_loader', 0): _PROMISE,
     ('loss_scaler', 0): _PROMISE,

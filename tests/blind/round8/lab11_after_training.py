@@ -294,5 +294,4 @@ SURVIVORS = {
     ('frameworks', 1): _METHOD,
     ('freeze', 0): _PROMISE,
     ('freeze', 1): _PROMISE,
-    ('param_groups', 0): _PROMISE,
 }
