@@ -251,6 +251,19 @@ MUTANTS = {
     return {"transfer_s": transfer_s, "compute_s": compute_s,
             "bottleneck": "transfer" if transfer_s > compute_s else "compute"}
 '''),
+        ("the device copy for compute made lazily inside the timed function, on its first call",
+         _TRANSFER_HEAD + '''    cache = {}
+
+    def compute():
+        if "x" not in cache:
+            cache["x"] = x.to(device, copy=True)
+        return op(cache["x"])
+
+    transfer_s = timer(lambda: x.to(device, copy=True), device=device)
+    compute_s = timer(compute, device=device)
+    return {"transfer_s": transfer_s, "compute_s": compute_s,
+            "bottleneck": "transfer" if transfer_s > compute_s else "compute"}
+'''),
         ("computes on the host tensor", _TRANSFER_HEAD + '''    transfer_s = timer(lambda: x.to(device, copy=True), device=device)
     compute_s = timer(lambda: op(x), device=device)
     return {"transfer_s": transfer_s, "compute_s": compute_s,

@@ -307,6 +307,51 @@ class _RecordingTimer:
         return self.transfer_s
 
 
+@handed  # the check's program hands it to the student's code
+class _FirstCallTimer:
+    """A timer without warm-up: it times the first call of ``fn`` and nothing else, watching
+    which aten ops read the host tensor ``x``. A copy of ``x`` made inside the timed compute
+    (lazily, on the first call) shows up as an op reading ``x``."""
+
+    def __init__(self, x: Any, op_inputs: list, transfer_s: float, compute_s: float):
+        self.x, self.op_inputs = x, op_inputs
+        self.transfer_s, self.compute_s = transfer_s, compute_s
+        self.compute_reads: list[str] = []
+
+    def __call__(self, fn, *args, **kwargs):
+        import torch.utils._pytree as pytree
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        timer, reads = self, []
+
+        class _ReadsOfX(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                leaves = pytree.tree_leaves((args, kwargs or {}))
+                if any(leaf is timer.x for leaf in leaves):
+                    reads.append(str(func.overloadpacket.__name__))
+                return func(*args, **(kwargs or {}))
+
+        before = len(self.op_inputs)
+        with _ReadsOfX():
+            fn()
+        if len(self.op_inputs) > before:
+            self.compute_reads.extend(reads)
+            return self.compute_s
+        return self.transfer_s
+
+
+def _run_first_call(impl, x, device, transfer_s, compute_s):
+    op_inputs: list = []
+
+    def op(t):
+        op_inputs.append(t)
+        return t @ t.T
+
+    timer = _FirstCallTimer(x, op_inputs, transfer_s, compute_s)
+    impl(x, op, device, timer=timer)
+    return {"the timed compute reads x (makes its copy while timed)": bool(timer.compute_reads)}
+
+
 def _describe_transfer(result: Any, source: Any) -> dict[str, str]:
     import torch
 
@@ -373,6 +418,17 @@ def transfer_vs_compute_program(impl: Any, rng):
                         "it; "
                         "'transfer' when transfer_s > compute_s, else 'compute'. Never write "
                         "'cpu' where `device` belongs")
+    # A timer with no warm-up times the very first call: a device copy made lazily inside the
+    # timed compute (on its first call, cached afterwards) would be billed to compute_s.
+    rows, cols = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+    x = torch.from_numpy(rng.standard_normal((rows, cols)).astype("float32"))
+    transfer_s, compute_s = (float(v) for v in rng.uniform(1e-4, 1e-2, size=2))
+    yield Case(f"a timer that times the first call (no warm-up), x of shape ({rows}, {cols}) to "
+               "meta: the timed compute copies nothing",
+               lambda: _run_first_call(impl, x, torch.device("meta"), transfer_s, compute_s),
+               hint="make the copy of x on the device once, before calling the timer, not inside "
+                    "the timed function on its first call: a timer without warm-up (warmup=0) "
+                    "would count that copy in compute_s")
     # The real timer (your time_it) on this machine: the conclusion must follow the numbers.
     n = int(rng.integers(64, 257))
     x = torch.from_numpy(rng.standard_normal((n, n)).astype("float32"))
@@ -448,6 +504,8 @@ PROPERTIES = {
         promise("compute_s times op on a copy made on device once, before timing",
                 "to meta, timer reports"),
         promise("the timer is called as timer(fn, device=device)", "to meta, timer reports"),
+        promise("the copy for compute is made before timing, not inside the timed function",
+                "the timed compute copies nothing"),
         promise("'transfer' when transfer_s > compute_s", "(the copy is slower)"),
         edge("the copy only 1% slower is still 'transfer'", "(the copy is 1% slower)"),
         promise("op runs on a copy of x (x itself is never handed to op)",

@@ -311,5 +311,4 @@ _DEVICE = (
 )
 SURVIVORS = {
     ('transfer_vs_compute', 2): _METHOD,
-    ('transfer_vs_compute', 4): _PROMISE,
 }
