@@ -241,6 +241,21 @@ def batchnorm_eval(model):
             module.eval()
     return model
 '''),
+        ("batchnorm_eval recognises BatchNorm by its class name: SyncBatchNorm stays in training",
+         _FREEZE + '''
+
+def batchnorm_eval(model):
+    """Every BatchNorm module in eval mode, the rest unchanged; returns the model."""
+    for module in model.modules():
+        if type(module).__name__.startswith("BatchNorm"):
+            module.eval()
+    return model
+'''),
+        ("matches a trainable name anywhere in the path: 'fc' unfreezes encoder.fc too", '''def freeze_except(model, trainable):
+    """requires_grad=True inside the named submodules, False everywhere else."""
+    for name, parameter in model.named_parameters():
+        parameter.requires_grad_(any(("." + t + ".") in ("." + name) for t in trainable))
+''' + _BATCHNORM_EVAL),
         ("batchnorm_eval freezes BatchNorm's parameters instead of its statistics", _FREEZE + '''
 
 def batchnorm_eval(model):

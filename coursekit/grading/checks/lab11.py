@@ -389,6 +389,24 @@ def _backbone(rng, n_features: int, head: str, sibling: str):
     return build
 
 
+def _nested_names(rng, n_features: int, head: str, sibling: str):
+    """A backbone (see ``_backbone``) with one more child, ``encoder``, that holds modules
+    named like the top-level ones: ``encoder.features.1`` and ``encoder.<head>``."""
+    build_backbone = _backbone(rng, n_features, head, sibling)
+    inner = int(rng.integers(2, 4))
+
+    def build():
+        from torch import nn
+
+        model = build_backbone()
+        model.encoder = nn.Module()
+        model.encoder.features = nn.Sequential(*[nn.Linear(3, 3) for _ in range(inner)])
+        model.encoder.add_module(head, nn.Linear(3, 3))
+        return model
+
+    return build
+
+
 # (head, a sibling whose name starts with or contains the head's): fc_norm is timm's, and
 # pre_classifier Hugging Face's DistilBERT's
 _HEADS = (("fc", "fc_norm"), ("classifier", "pre_classifier"), ("head", "head_norm"))
@@ -443,6 +461,17 @@ def freeze_program(impl: Any, rng):
     meta = _seeded(int(rng.integers(0, 2**31)), lambda: DigitsCNN(num_classes=5)).to("meta")
     yield Case("DigitsCNN on the meta device, trainable=['fc']",
                lambda: _freeze_observation(impl, meta, ["fc"]), hint=hint)
+    # Planted: modules deeper down named like the trainable ones (timm's head.fc, an encoder
+    # with features of its own) are not inside them: only a name's start counts.
+    head, sibling = _HEADS[int(rng.integers(0, len(_HEADS)))]
+    nested = _seeded(int(rng.integers(0, 2**31)),
+                     _nested_names(rng, int(rng.integers(3, 6)), head, sibling))
+    yield Case(f"trainable=['features.1', {head!r}] with encoder.features.1 and "
+               f"encoder.{head} deeper down (not inside them)",
+               lambda: _freeze_observation(impl, nested, ["features.1", head]),
+               hint="a parameter is inside 'fc' when its name STARTS with 'fc.': "
+                    "'encoder.fc.weight' is inside 'encoder.fc', not inside 'fc'; match the "
+                    "start of the name, not a part anywhere in it")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,6 +511,23 @@ def batchnorm_eval_program(impl: Any, rng):
     digits = _seeded(int(rng.integers(0, 2**31)), lambda: DigitsCNN(num_classes=5)).train()
     yield Case("DigitsCNN in training mode",
                lambda: _batchnorm_eval_observation(impl, digits), hint=hint)
+    # Planted: a BatchNorm class not named BatchNorm*, a subclass of _BatchNorm.
+    head, sibling = _HEADS[int(rng.integers(0, len(_HEADS)))]
+    build = _backbone(rng, int(rng.integers(3, 6)), head, sibling)
+
+    def with_other_norms(build=build):
+        from torch import nn
+
+        model = build()
+        model.features.append(nn.Sequential(nn.Linear(3, 3), nn.SyncBatchNorm(3)))
+        model.add_module("neck", nn.Sequential(nn.SyncBatchNorm(3), nn.Dropout(0.1)))
+        return model
+
+    other = _seeded(int(rng.integers(0, 2**31)), with_other_norms).train()
+    yield Case("SyncBatchNorm layers in training mode (SyncBatchNorm derives from _BatchNorm)",
+               lambda: _batchnorm_eval_observation(impl, other),
+               hint="SyncBatchNorm is a BatchNorm too, though its class name does not start "
+                    "with 'BatchNorm': test isinstance(module, _BatchNorm), not the class name")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -685,6 +731,8 @@ PROPERTIES = {
         edge("a sibling named like the head (fc_norm is not inside fc)", "(a linear probe: the head only)"),
         edge("an empty list freezes everything", "trainable=[] ("),
         edge("the meta device", "DigitsCNN on the meta device"),
+        edge("a module deeper down named like a trainable one is not inside it",
+             "deeper down (not inside them)"),
     ),
     "lab11.batchnorm_eval": (
         param("model", "modules, all training"),
@@ -693,6 +741,8 @@ PROPERTIES = {
         promise("every other module's mode left as it is", "modules, all training"),
         promise("returns the model", "trial 1: "),
         edge("modules already in eval mode stay so", "already in eval mode"),
+        edge("every class derived from _BatchNorm, also SyncBatchNorm",
+             "SyncBatchNorm layers in training mode"),
     ),
     "lab11.param_groups": (
         param("model", "frozen parameters: the step each parameter takes"),

@@ -292,6 +292,4 @@ SURVIVORS = {
         'the ReLU (round 2)'
     ),
     ('frameworks', 1): _METHOD,
-    ('freeze', 0): _PROMISE,
-    ('freeze', 1): _PROMISE,
 }
