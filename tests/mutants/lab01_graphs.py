@@ -191,6 +191,36 @@ MUTANTS = {
         w2 = w2 - lr * grad_w2
     return w1, w2, torch.stack(losses)
 '''),
+        ("the losses buffer made on the default device and moved: torch.zeros(...).to(x.device)",
+         '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    losses = torch.zeros(steps, dtype=x.dtype).to(x.device)
+    for t in range(steps):
+        h = x @ w1
+        h_relu = h.clamp(min=0)
+        diff = h_relu @ w2 - y
+        losses[t] = diff.pow(2).sum()
+        grad_y_pred = 2.0 * diff
+        grad_w2 = h_relu.T @ grad_y_pred
+        grad_w1 = x.T @ ((grad_y_pred @ w2.T) * (h > 0).to(x.dtype))
+        w1 = w1 - lr * grad_w1
+        w2 = w2 - lr * grad_w2
+    return w1, w2, losses
+'''),
+        ("lr made a tensor with torch.tensor(lr): on the default device, not x's", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
+    lr = torch.tensor(lr, dtype=x.dtype)
+    losses = torch.empty(steps, dtype=x.dtype, device=x.device)
+    for t in range(steps):
+        h = x @ w1
+        h_relu = h.clamp(min=0)
+        diff = h_relu @ w2 - y
+        losses[t] = diff.pow(2).sum()
+        grad_y_pred = 2.0 * diff
+        grad_w2 = h_relu.T @ grad_y_pred
+        grad_w1 = x.T @ ((grad_y_pred @ w2.T) * (h > 0).to(x.dtype))
+        w1 = w1 - lr * grad_w1
+        w2 = w2 - lr * grad_w2
+    return w1, w2, losses
+'''),
         ("collects losses with .item(): a host copy every step, fails off the CPU", '''def train_two_layer_torch(x, y, w1, w2, lr, steps):
     losses = []
     for t in range(steps):

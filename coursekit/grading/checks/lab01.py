@@ -310,6 +310,33 @@ def train_two_layer_torch_program(impl, rng):
                hint="with steps=0 nothing is updated and losses has shape (0,), on x.device "
                     "with x.dtype: make it with torch.empty(steps, ...) before the loop rather "
                     "than stacking the losses after it (torch.stack of an empty list raises)")
+    # Inputs on the CPU, the default device set to meta: a tensor made without device=x.device
+    # (torch.zeros(n), torch.tensor(lr), even when moved with .to(x.device) afterwards) is made
+    # on meta, which shows it was not made on the inputs' device.
+    n, d_in, h, d_out = _shape(rng)
+    steps = int(rng.integers(2, 6))
+    x, y, w1, w2 = (torch.tensor(v, dtype=torch.float64) for v in
+                    _two_layer_problem(rng, n, d_in, h, d_out))
+    yield Case(f"trial 6, float64 on cpu with the default device set to meta "
+               f"(N={n}, D_in={d_in}, H={h}, D_out={d_out}, {steps} steps): "
+               f"(w1, w2, losses) made on x.device",
+               lambda a=(x, y, w1, w2, _learning_rate(n, d_in), steps): _under_default_meta(impl, a),
+               names=("w1", "w2", "losses"),
+               hint="create every tensor on the inputs' device (device=x.device, x.new_empty, "
+                    "torch.zeros_like), not on the default device and moved afterwards: "
+                    "torch.zeros(n).to(x.device) or torch.tensor(lr) is made on the default "
+                    "device; keep lr a Python number")
+
+
+def _under_default_meta(impl, args: tuple) -> tuple:
+    """``(w1, w2, losses)`` described as "<dtype> tensor on <device>", the run made under
+    ``with torch.device("meta"):`` while its inputs are on the CPU."""
+    import torch
+    with torch.device("meta"):
+        result = impl(*args)
+    return tuple(f"{str(item.dtype).replace('torch.', '')} tensor on {item.device.type}"
+                 if _is_torch_tensor(item) else f"a {type(item).__name__}, not a tensor"
+                 for item in result)
 
 
 def _no_steps(result: Any) -> tuple:
@@ -385,6 +412,10 @@ PROPERTIES = {
         promise("losses is a tensor of shape (steps,) on x.device with x.dtype",
                 "device, dtype and shape of (w1, w2, losses): losses"),
         promise("every tensor made on the inputs' device", "on the meta device"),
+        promise("tensors created on the inputs' device, never on the default device and moved",
+                "with the default device set to meta"),
+        promise("lr stays a number: no tensor made of it off the inputs' device",
+                "with the default device set to meta"),
         promise("the tensors passed in are left unchanged",
                 "the w1 and w2 passed in are unchanged"),
         *_NO_AUTODIFF,

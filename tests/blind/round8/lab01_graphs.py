@@ -218,8 +218,6 @@ SURVIVORS = {
         'not a mistake the text defines: losses[t] and len(losses) == steps hold for an '
         'array too; no list is asked for'
     ),
-    ('train_two_layer_torch', 0): _PROMISE,
-    ('train_two_layer_torch', 1): _PROMISE,
     ('two_layer_grads', 1): (
         'not a mistake the text defines: the exercise is checked in float64, where '
         "NumPy's float64 is a Python float; float32 inputs are outside it"
