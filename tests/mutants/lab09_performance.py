@@ -164,6 +164,9 @@ MUTANTS = {
         ("no persistent workers: they start again at every epoch",
          _loader(workers="num_workers=num_workers")),
         ("shuffles whatever the given loader did", _loader(order="shuffle=True")),
+        ("re-creates the order with shuffle=isinstance(sampler, RandomSampler): the loader's "
+         "generator is lost", _loader(
+             order="shuffle=isinstance(loader.sampler, torch.utils.data.RandomSampler)")),
         ("keeps the dataset and batch size only: drop_last and collate_fn are lost",
          _loader(keep="")),
     ],
@@ -211,6 +214,15 @@ MUTANTS = {
         elif self._good_steps >= self.growth_interval:
             self._scale *= self.growth_factor
             self._good_steps = 0''')),
+        ("unscale_ walks only the first parameter group", _scaler(
+            '''        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:''', '''        for group in optimizer.param_groups[:1]:
+            for p in group["params"]:
+                if p.grad is not None:''')),
+        ("unscales into a new tensor (p.grad = p.grad / scale), not in place", _scaler(
+            "                    p.grad.div_(self._scale)",
+            "                    p.grad = p.grad / self._scale")),
         ("unscales a copy: the optimizer steps with the scaled gradients", _scaler(
             '''                    p.grad.div_(self._scale)
                     found_inf = found_inf or not bool(torch.isfinite(p.grad).all())''',
@@ -258,6 +270,22 @@ MUTANTS = {
             distinct.append(storage)
     return sum(storage.nbytes() for storage in distinct)
 '''),
+        ("leaves out the buffers' storages too: BatchNorm's running statistics go uncounted",
+         _SAVED_HEAD + '''    storages = []
+
+    def pack(t):
+        storages.append(t.untyped_storage())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    owned = [t.untyped_storage() for t in list(model.parameters()) + list(model.buffers())]
+    distinct = []
+    for storage in storages:
+        if not any(storage is seen for seen in distinct + owned):
+            distinct.append(storage)
+    return sum(storage.nbytes() for storage in distinct)
+'''),
         ("counts the bytes of the saved views, not of the storages they keep alive", _SAVED_HEAD + '''    saved = []
 
     def pack(t):
@@ -283,6 +311,14 @@ MUTANTS = {
         x = checkpoint(run(layers[start:start + size]), x, use_reentrant=False)
         start += size
     return checkpoint(run(layers[start:]), x, use_reentrant=False)
+'''),
+        ("preserve_rng_state=False: backward recomputes other dropout masks", _CKPT_HEAD + '''    size = len(layers) // segments
+    start = 0
+    for _ in range(segments - 1):
+        x = checkpoint(run(layers[start:start + size]), x, use_reentrant=False,
+                       preserve_rng_state=False)
+        start += size
+    return run(layers[start:])(x)
 '''),
         ("reentrant checkpoint: weights get no gradient when x does not require grad", _CKPT_HEAD + '''    size = len(layers) // segments
     start = 0

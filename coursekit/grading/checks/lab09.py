@@ -165,13 +165,21 @@ def _mlp_layers(widths, activations):
 
 
 def _build(spec):
-    """A model from a drawn spec: ("mlp", widths, activations), ("gated", d_in, hidden, d_out)
-    or ("checkpointed", widths, activations) (all but the last Linear under checkpoint)."""
+    """A model from a drawn spec: ("mlp", widths, activations), ("gated", d_in, hidden, d_out),
+    ("checkpointed", widths, activations) (all but the last Linear under checkpoint) or
+    ("batchnorm", widths, activations) (a BatchNorm1d after every Linear but the last)."""
     import torch
 
     kind = spec[0]
     if kind == "mlp":
         return torch.nn.Sequential(*_mlp_layers(spec[1], spec[2]))
+    if kind == "batchnorm":   # Linear, BatchNorm1d, activation, ..., Linear
+        layers = []
+        for layer in _mlp_layers(spec[1], spec[2]):
+            if not isinstance(layer, torch.nn.Linear):
+                layers.append(torch.nn.BatchNorm1d(layers[-1].out_features))
+            layers.append(layer)
+        return torch.nn.Sequential(*layers)
     if kind == "gated":
         return _gated_class()(*spec[1:])
     layers = _mlp_layers(spec[1], spec[2])
@@ -186,6 +194,9 @@ def _describe(spec, rows, dtype, device, grad) -> str:
         acts = "/".join(spec[2])
         what = (f"{'checkpointed ' if kind == 'checkpointed' else ''}MLP "
                 f"{'-'.join(str(w) for w in spec[1])} ({acts})")
+        if kind == "batchnorm":
+            what += (" with BatchNorm1d in training mode (it saves its running statistics, "
+                     "buffers, not parameters)")
     return (f"{what}, x of {rows} rows, {dtype} on {device}"
             + (", x.requires_grad" if grad else ""))
 
@@ -229,14 +240,20 @@ def saved_bytes_program(impl: Any, rng):
     trials.append((("checkpointed", *_draw_mlp(rng, 3, 4)), str(rng.choice(["cpu", "meta"]))))
     # Planted in every seed: one Linear, where the only activation is the input itself.
     trials.append((("mlp", [int(rng.integers(2, 33)), int(rng.integers(2, 33))], []), "cpu"))
+    # Planted: BatchNorm saves running_mean and running_var, buffers the rule counts.
+    trials.append((("batchnorm", *_draw_mlp(rng, 2, 3)), "cpu"))
     for index, (spec, device) in enumerate(trials):
-        rows = int(rng.integers(1, 65))
+        # at least 2 rows for BatchNorm in training mode
+        rows = int(rng.integers(1 if spec[0] != "batchnorm" else 2, 65))
         dtype = str(_DTYPES[index % 3]) if index < 3 else str(rng.choice(_DTYPES))
         grad = bool(index % 2)
         yield Case(_describe(spec, rows, dtype, device, grad),
                    lambda s=spec, r=rows, t=dtype, d=device, g=grad:
                    _saved_bytes_case(impl, s, r, t, d, g),
-                   hint=_SAVED_HINT)
+                   hint=_SAVED_HINT if spec[0] != "batchnorm" else
+                   "leave out the storages of model.parameters() only: buffers such as "
+                   "BatchNorm's running_mean and running_var are saved for backward too, and "
+                   "the rule counts them")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,8 +261,17 @@ def saved_bytes_program(impl: Any, rng):
 # ---------------------------------------------------------------------------------------------
 
 
-def _checkpointed_case(impl, widths, activations, values, rows, segments, device, grad):
+def _checkpointed_case(impl, widths, activations, values, rows, segments, device, grad,
+                       seed=None):
+    """The observations of one run; with ``seed``, torch's generator is seeded first (for
+    Dropout) and the caller's state left alone."""
     import torch
+
+    if seed is not None:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return _checkpointed_case(impl, widths, activations, values, rows, segments,
+                                      device, grad)
 
     layers = _mlp_layers(widths, activations)
     linears = [layer for layer in layers if isinstance(layer, torch.nn.Linear)]
@@ -329,6 +355,26 @@ def checkpointed_program(impl: Any, rng):
                         "output to the next; the last segment (the remainder included) runs "
                         "without checkpoint, since backward needs it at once",
                    rtol=1e-9, atol=1e-12)
+    # Planted: Dropout in every checkpointed segment. Backward's recomputation must draw the
+    # same masks as the forward did: checkpoint keeps the RNG state for it (its default).
+    depth = int(rng.integers(3, 5))
+    widths = [int(w) for w in rng.integers(6, 17, size=depth + 1)]
+    activations = ["Dropout"] * (depth - 1)
+    rows, segments, seed = int(rng.integers(4, 9)), 2, int(rng.integers(0, 2**31))
+    values = {"params": [(rng.standard_normal((d_out, d_in)), rng.standard_normal(d_out))
+                         for d_in, d_out in zip(widths[:-1], widths[1:])],
+              "x": rng.standard_normal((rows, widths[0])),
+              "r": rng.standard_normal((rows, widths[-1]))}
+    yield Case(f"{2 * depth - 1} layers ({'-'.join(str(w) for w in widths)}, Dropout in "
+               f"training mode between them), segments={segments}, on cpu, x.requires_grad: "
+               f"backward recomputes the same dropout masks",
+               lambda: _checkpointed_case(impl, widths, activations, values, rows, segments,
+                                          "cpu", True, seed),
+               hint="checkpoint(fn, x, use_reentrant=False) keeps the RNG state of the forward "
+                    "(preserve_rng_state=True, its default), so backward's recomputation draws "
+                    "the same dropout masks; preserve_rng_state=False draws new ones and the "
+                    "gradients belong to another network",
+               rtol=1e-9, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,10 +398,12 @@ def _plan(rng, growth_interval: int) -> list[str]:
     return plan
 
 
-def _gradients(rng, shapes, kind: str) -> list[np.ndarray]:
+def _gradients(rng, shapes, kind: str, which: int | None = None) -> list[np.ndarray]:
+    """Gradients of the given shapes; an inf, NaN or overflow planted in one of them (in the
+    one at index ``which`` if given, else in one drawn)."""
     grads = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
     if kind in ("inf", "nan", "big"):
-        which = int(rng.integers(0, len(shapes)))
+        which = int(rng.integers(0, len(shapes))) if which is None else which
         flat = grads[which].reshape(-1)
         spot = int(rng.integers(0, flat.size))
         flat[spot] = {"inf": np.inf * float(rng.choice([-1.0, 1.0])), "nan": np.nan,
@@ -377,7 +425,12 @@ class _PlainSGD:
     800 modules: about 6 s, and 20 s under the grading monitor), which no scaler needs."""
 
     def __init__(self, params, lr):
-        self.param_groups = [{"params": list(params), "lr": lr}]
+        params = list(params)
+        if params and isinstance(params[0], dict):   # parameter groups, each with its lr
+            self.param_groups = [{"params": list(g["params"]), "lr": g.get("lr", lr)}
+                                 for g in params]
+        else:
+            self.param_groups = [{"params": params, "lr": lr}]
 
     def zero_grad(self):
         for group in self.param_groups:
@@ -394,9 +447,11 @@ class _PlainSGD:
                         p.add_(p.grad, alpha=-group["lr"])
 
 
-def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
+def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label, groups=1):
     """Cases: construction, then two per training step, sharing the scaler and parameters:
-    what the step did to the gradients and parameters, and the scale update() left."""
+    what the step did to the gradients and parameters, and the scale update() left. With
+    ``groups`` > 1 the optimizer holds the parameters in that many groups, the k-th at
+    learning rate lr * (k + 1)."""
     import torch
 
     state: dict = {}
@@ -404,7 +459,10 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
     def build():
         state["scaler"] = impl(**config)
         state["params"] = [torch.tensor(p, requires_grad=True) for p in params0]
-        state["optimizer"] = _PlainSGD(state["params"], lr=lr)
+        split = np.array_split(np.arange(len(params0)), groups)
+        state["optimizer"] = _PlainSGD(
+            [{"params": [state["params"][i] for i in part], "lr": lr * (k + 1)}
+             for k, part in enumerate(split)], lr=lr)
         return float(state["scaler"].get_scale())
 
     shown = ", ".join(f"{k}={v:g}" for k, v in config.items())
@@ -418,6 +476,7 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
                 raise EarlierStepFailed("skipped because an earlier step failed: building the "
                                         "LossScaler")
             state.pop("scale after", None)
+            state.pop("held", None)
             scaler, params, optimizer = state["scaler"], state["params"], state["optimizer"]
             optimizer.zero_grad()
             loss = sum((p * torch.from_numpy(gi)).sum() for p, gi in zip(params, g))
@@ -425,8 +484,10 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
             observed = {"scale(loss)": float(scaled.detach())}
             scaled.backward()
             if kind == "clip":
+                held = [p.grad for p in params]   # as a hook or a gradient bucket holds them
                 scaler.unscale_(optimizer)
                 observed["gradients after unscale_()"] = [p.grad.clone() for p in params]
+                state["held"] = (step, [g.clone() for g in held])
                 torch.nn.utils.clip_grad_norm_(params, max_norm)
             scaler.step(optimizer)
             if kind in ("ok", "clip"):
@@ -441,6 +502,11 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
                 raise EarlierStepFailed("skipped because this step failed (see the case above)")
             return state["scale after"][1]
 
+        def held_after(step=step):
+            if state.get("held", (None,))[0] != step:
+                raise EarlierStepFailed("skipped because this step failed (see the case above)")
+            return state["held"][1]
+
         # Each step starts from the scale, the count and the parameters the steps before it
         # left: after the first wrong one, the later ones differ whatever they do. The scale
         # depends on the scale and count before it only; the step's effect on the parameters
@@ -449,6 +515,12 @@ def _scaler_steps(impl, config, params0, plan, grads, lr, max_norm, label):
         yield Case(f"{here}: scale(loss), gradients and parameters", run,
                    hint=_SCALER_HINTS[kind][0], rtol=1e-6, atol=1e-9, follows=(did, scale))
         did = f"{here}: scale(loss), gradients and parameters"
+        if kind == "clip":
+            yield Case(f"{here}: the .grad tensors taken before unscale_(), after it", held_after,
+                       hint="unscale_ divides each gradient in place (p.grad.div_(scale)): "
+                            "p.grad = p.grad / scale puts a new tensor in .grad, and whoever "
+                            "holds the old one (a hook, a gradient bucket) still sees it scaled",
+                       rtol=1e-6, atol=1e-9, weight=0.5, follows=(did, scale))
         yield Case(f"{here}: get_scale() after update()", scale_after,
                    hint=_SCALER_HINTS[kind][1], rtol=1e-6, atol=1e-9, weight=0.5,
                    follows=(scale,))
@@ -498,6 +570,15 @@ def loss_scaler_program(impl: Any, rng):
         lr, max_norm = float(rng.uniform(0.01, 0.1)), float(rng.uniform(0.1, 1.0))
         yield from _scaler_steps(impl, config, params0, plan, grads, lr, max_norm,
                                  f"trial {trial}")
+    # Planted: an optimizer with two parameter groups; the inf sits in the second one.
+    config = {"init_scale": 2.0 ** int(rng.integers(8, 17)), "growth_factor": 2.0,
+              "backoff_factor": 0.5, "growth_interval": 2}
+    shapes = [tuple(int(s) for s in rng.integers(1, 5, size=2)) for _ in range(3)]
+    params0 = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    plan = ["ok", "inf", "ok", "clip", "ok"]
+    grads = [_gradients(rng, shapes, kind, which=len(shapes) - 1) for kind in plan]
+    yield from _scaler_steps(impl, config, params0, plan, grads, float(rng.uniform(0.01, 0.1)),
+                             float(rng.uniform(0.1, 1.0)), "two parameter groups", groups=2)
     # The defaults, called: 2**16, x2, x0.5, every 2000 steps (no growth within a few steps).
     shapes = [(int(rng.integers(1, 5)),)]
     params0 = [rng.standard_normal(shapes[0]).astype(np.float32)]
@@ -1061,11 +1142,12 @@ def _collate_as_dict(samples):
     return {"x": torch.stack([x for x, _ in samples]), "y": torch.tensor([y for _, y in samples])}
 
 
-def _slow_loader(values, batch_size, shuffle, drop_last, custom):
+def _slow_loader(values, batch_size, shuffle, drop_last, custom, generator=None):
     from torch.utils.data import DataLoader
 
     return DataLoader(_Samples(values["x"], values["y"]), batch_size=batch_size, shuffle=shuffle,
-                      drop_last=drop_last, **({"collate_fn": _collate_as_dict} if custom else {}))
+                      drop_last=drop_last, generator=generator,
+                      **({"collate_fn": _collate_as_dict} if custom else {}))
 
 
 def _configuration(impl, values, setting, device, workers):
@@ -1095,6 +1177,22 @@ def _batches(impl, values, setting, workers, seed):
     fast = impl(slow, torch.device("cpu"), num_workers=workers)
     torch.manual_seed(seed)  # the order of a shuffled loader comes from torch's generator
     return [batch if isinstance(batch, dict) else list(batch) for batch in fast]
+
+
+def _order_from_generator(impl, values, setting, workers, seeds):
+    """The order of the new loader's batches (indices, from its batch sampler: no worker
+    starts) for a shuffled loader made with a generator of its own, seeded like the given
+    loader's, while torch's global generator holds another seed."""
+    import torch
+
+    own, other = seeds
+    generator = torch.Generator()
+    slow = _slow_loader(values, *setting, generator=generator)
+    fast = impl(slow, torch.device("cpu"), num_workers=workers)
+    generator.manual_seed(own)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(other)
+        return [list(indices) for indices in fast.batch_sampler]
 
 
 _LOADER_HINT = ("keep the loader's dataset, batch_size, sampler (its order), drop_last and "
@@ -1140,6 +1238,16 @@ def faster_loader_program(impl: Any, rng):
                    f"loader's ({words(setting)})",
                    lambda s=setting, w=workers, k=seed: _batches(impl, values, s, w, k),
                    hint="the workers must not change a batch: " + _LOADER_HINT)
+    # Planted: a shuffled loader with a generator of its own (DataLoader(..., generator=g)):
+    # its sampler draws the order from g, not from torch's global generator.
+    workers, seeds = int(rng.integers(1, 3)), tuple(int(k) for k in rng.integers(0, 2**31, 2))
+    yield Case(f"the order of a shuffled loader with a generator of its own (batch_size="
+               f"{shuffled[0]}), num_workers={workers}: still drawn from that generator",
+               lambda: _order_from_generator(impl, values, shuffled, workers, seeds),
+               hint="the order lives in the loader's sampler, which may draw from a generator "
+                    "of its own (DataLoader(..., generator=g)): hand over sampler=loader.sampler "
+                    "(or keep generator=loader.generator); a new shuffle=True draws from "
+                    "torch's global generator instead")
 
 
 PROPERTIES = {
@@ -1169,6 +1277,8 @@ PROPERTIES = {
                 "equal the single-process loader's"),
         edge("a CUDA device with an index", "configuration for device 'cuda:"),
         edge("the default num_workers=2", "the default num_workers"),
+        edge("a shuffled loader with a generator of its own keeps drawing from it",
+             "a shuffled loader with a generator of its own"),
     ),
     "lab09.bf16_report": (
         parameter("a", "trial 0: a ("),
@@ -1205,6 +1315,11 @@ PROPERTIES = {
         promise("torch.cuda.amp is not used", forbidden="torch.cuda.amp"),
         edge("a finite gradient that overflows once scaled",
              "a finite gradient that overflows once scaled"),
+        promise("every parameter group: unscaled and searched for inf/NaN",
+                "two parameter groups: step 1, an inf planted in one gradient"),
+        edge("an optimizer with several parameter groups", "two parameter groups: step 0"),
+        promise("in place: a .grad tensor taken before unscale_() is unscaled too",
+                "the .grad tensors taken before unscale_(), after it"),
     ),
     "lab09.saved_bytes": (
         parameter("model", "MLP "),
@@ -1217,6 +1332,8 @@ PROPERTIES = {
         edge("bfloat16 inputs", "bfloat16 on meta"),
         edge("a checkpointed body", "checkpointed MLP"),
         edge("a single linear layer", " (), x of"),
+        promise("buffers (BatchNorm's running statistics) count: only parameters are left out",
+                "with BatchNorm1d in training mode"),
     ),
     "lab09.checkpointed": (
         parameter("layers", "layers ("),
@@ -1232,6 +1349,8 @@ PROPERTIES = {
         edge("a number of segments that leaves a remainder", "(a remainder)"),
         edge("one layer per segment", "(one layer per segment)"),
         edge("the meta device", "on meta"),
+        edge("Dropout in a checkpointed segment: the recomputation draws the same masks",
+             "backward recomputes the same dropout masks"),
     ),
     "lab09.predict": (
         parameter("model", "model in train mode, on cpu: the output"),

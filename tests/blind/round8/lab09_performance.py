@@ -264,9 +264,4 @@ _DEVICE = (
 )
 SURVIVORS = {
     ('bf16_report', 0): _DEVICE,
-    ('checkpointed', 0): _PROMISE,
-    ('faster_loader', 0): _PROMISE,
-    ('loss_scaler', 0): _PROMISE,
-    ('loss_scaler', 2): _PROMISE,
-    ('saved_bytes', 0): _PROMISE,
 }
