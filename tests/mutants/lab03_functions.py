@@ -255,6 +255,21 @@ MUTANTS = {
 '''),
     ],
     "ck_sigmoid": [
+        ("backward multiplies grad_output in place and returns it: the caller's array changes",
+         '''class CkSigmoid(ck.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        e = np.exp(-np.abs(x))
+        y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (y,) = ctx.saved_tensors
+        grad_output *= y * (1 - y)
+        return grad_output
+'''),
         ("clips x to [-500, 500] against overflow: sigma(x) for x < -500 stays sigma(-500)",
          '''class CkSigmoid(ck.autograd.Function):
     @staticmethod

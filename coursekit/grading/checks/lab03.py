@@ -404,6 +404,8 @@ CK_HINTS = {
             "Function's node, with one edge to the input's node",
     "kept": "the saved array is the output y itself: backward must not write into it (y *= 1 - y "
             "changes the forward's result); compute grad_output * y * (1 - y) as a new array",
+    "grad_output": "backward must not write into grad_output (grad_output *= ... edits the "
+                   "caller's gradient array): return grad_output * y * (1 - y), a new array",
 }
 
 
@@ -472,6 +474,17 @@ def _ck_output_kept(impl, x: np.ndarray, g: np.ndarray) -> Callable[[], Any]:
     return thunk
 
 
+def _ck_grad_output_kept(impl, x: np.ndarray, g: np.ndarray) -> Callable[[], Any]:
+    """The caller's gradient after y.backward(grad_output): coursekit's engine hands its array
+    to backward as it is, so a backward that edits grad_output in place edits the caller's."""
+    def thunk():
+        from coursekit.autograd import Tensor
+        grad_output = Tensor(np.array(g, dtype="float64"))
+        impl.apply(_ck_tensor(x, "float64")).backward(grad_output)
+        return grad_output.data
+    return thunk
+
+
 def _ck_chain(impl, x: np.ndarray, w: np.ndarray) -> Callable[[], Any]:
     """The Function inside a bigger coursekit graph: loss = sum(sigmoid(x @ w) ** 2)."""
     def thunk():
@@ -520,6 +533,10 @@ def ck_sigmoid_program(impl, rng):
     yield Case(f"y keeps its values after y.backward(grad_output) ({shape}, float64)",
                _ck_output_kept(impl, rng.standard_normal(shape), rng.standard_normal(shape)),
                hint=CK_HINTS["kept"])
+    shape = _shape(rng)
+    yield Case(f"backward leaves the caller's grad_output unchanged ({shape}, float64)",
+               _ck_grad_output_kept(impl, rng.standard_normal(shape), rng.standard_normal(shape)),
+               rtol=0, atol=0, hint=CK_HINTS["grad_output"])
     n, d, k = (int(v) for v in rng.integers(2, 6, size=3))
     yield Case(f"inside a graph: grads of sum(sigmoid(x @ w) ** 2), x {(n, d)}, w {(d, k)}",
                _ck_chain(impl, rng.standard_normal((n, d)), rng.standard_normal((d, k))),
@@ -857,6 +874,8 @@ PROPERTIES = {
         promise("no ck.sigmoid", forbidden="coursekit.sigmoid"),
         promise("no .backward() in the answer", forbidden=".backward"),
         edge("|x| up to 1000", "sigmoid values at x = ±30 … ±1000"),
+        promise("backward returns a new array: grad_output left unchanged",
+                "backward leaves the caller's grad_output unchanged ("),
         edge("tiny values for very negative x kept to 1e-6", "sigmoid keeps tiny values"),
     ),
     "lab03.my_gradcheck": (

@@ -320,7 +320,6 @@ SURVIVORS = {
         'not a mistake the checks hold against: the inputs the exercise hands over have no '
         '.grad, and an accepted alternative answer clears .grad around .backward() too'
     ),
-    ('ck_sigmoid', 1): _PROMISE,
     ('my_gradcheck', 1): (
         "not a mistake the text defines: the inputs are 'a list of float64 tensors' and "
         'nothing says they may be non-contiguous (as in round 6)'
