@@ -138,6 +138,20 @@ MUTANTS = {
                             or not torch.allclose(expected, got, rtol=rtol, atol=atol))
     return verdicts
 '''),
+        ("torch.allclose alone, no shape test: shapes it broadcasts count as agreeing", '''def trace_disagreements(fn, example, inputs, rtol=1e-5, atol=1e-7):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(fn, example)
+        verdicts = []
+        for x in inputs:
+            expected = fn(x)
+            try:
+                got = traced(x)
+                verdicts.append(not torch.allclose(got, expected, rtol=rtol, atol=atol))
+            except Exception:
+                verdicts.append(True)
+    return verdicts
+'''),
     ],
     "grow_or_shrink_traceable": [
         ("keeps the Python if (the trace freezes one branch)", '''def grow_or_shrink_traceable(x):
@@ -214,6 +228,11 @@ def w2_model(x, y, w1, w2a, w2b, prev_loss: float):
         ("a batch between 2 and 8 only", '''def export_for_inference(model, example):
     model.eval()
     batch = torch.export.Dim("batch", min=2, max=8)
+    return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})
+'''),
+        ("a batch Dim with max=1024: the graph refuses larger batches", '''def export_for_inference(model, example):
+    model.eval()
+    batch = torch.export.Dim("batch", max=1024)
     return torch.export.export(model, (example,), dynamic_shapes={"x": {0: batch}})
 '''),
     ],

@@ -207,6 +207,27 @@ def trace_disagreements_program(impl: Any, rng):
                         "every input: a traced call that raises, a different shape or "
                         "values that are not allclose all count as a disagreement (True)")
     yield from _tolerance_cases(impl, rng)
+    yield _broadcast_case(impl, rng)
+
+
+def _broadcast_case(impl: Any, rng) -> Case:
+    """via_numpy traced on one row keeps that row's square, shape (1, n). Inputs of k rows
+    whose squares all equal it give eager results of shape (k, n) with the same values in
+    every row: torch.allclose broadcasts (1, n) against (k, n) and finds them close, but the
+    shapes differ, which is a disagreement. One input of one such row agrees."""
+    from coursekit.graphs.models import FUNCTIONS
+
+    cols = int(rng.integers(2, 6))
+    example = rng.standard_normal((1, cols))
+    inputs = [example * rng.choice([-1.0, 1.0], (int(k), cols))
+              for k in rng.permutation([1, int(rng.integers(2, 4)), int(rng.integers(4, 8))])]
+    return Case("via_numpy: traced on an example of 1 row, tried on inputs of 1 or more rows "
+                "that all square to the example's",
+                lambda e=example, i=inputs: impl(FUNCTIONS["via_numpy"], _tensor(e),
+                                                  [_tensor(x) for x in i]),
+                hint="compare the shapes before the values: torch.allclose broadcasts, so a "
+                     "trace that returns 1 row where fn returns k equal rows passes it; "
+                     "different shapes are a disagreement (True) whatever the values")
 
 
 def _near(rng, example: np.ndarray, spread: float, relative: bool) -> np.ndarray:
@@ -433,6 +454,12 @@ def export_program(impl: Any, rng):
         yield Case(f"{kind}: the batch dimension of the graph's input is symbolic",
                    lambda box=box: _batch_is_dynamic(_kept(box, "program", "export")),
                    hint=_BATCH_HINT)
+        # A batch Dim with a max runs on every batch drawn below and refuses larger ones.
+        yield Case(f"{kind}: the largest batch the graph declares it accepts",
+                   lambda box=box: _declared_batch_bound(_kept(box, "program", "export")),
+                   hint="declare torch.export.Dim('batch') without a max: a Dim with max=N "
+                        "makes the graph refuse every batch above N, and the program must run "
+                        "for any batch size", follows=(exported,), weight=0.5)
         # The shape of the output says whether a batch size is accepted, whatever the mode;
         # the values then say whether the mode is right (a graph in training mode accepts
         # every batch size and gets every value wrong).
@@ -463,9 +490,7 @@ def _saved_and_run(impl, model, example, inputs, box: dict) -> list[np.ndarray]:
 
 
 def _largest_batch_declared(box: dict) -> int | str:
-    """The largest batch the saved graph says it accepts ("any" for no bound). The fresh
-    process may accept more than the graph declares: torch guards a Dim's max, and its min
-    only above 2, since 0 and 1 are specialised while exporting (Dim.AUTO declares 2)."""
+    """The largest batch the saved graph says it accepts ("any" for no bound)."""
     import torch
 
     path = _kept(box, "saved", "saved, then loaded and run in a fresh Python process")
@@ -473,6 +498,13 @@ def _largest_batch_declared(box: dict) -> int | str:
         program = torch.export.load(path)
     except Exception:  # noqa: BLE001 — a TorchScript file, which the fresh process ran: no bounds
         return "any"
+    return _declared_batch_bound(program)
+
+
+def _declared_batch_bound(program) -> int | str:
+    """The largest batch an ExportedProgram says it accepts ("any" for no bound). A graph may
+    accept more than it declares: torch guards a Dim's max, and its min only above 2, since 0
+    and 1 are specialised while exporting (Dim.AUTO declares 2)."""
     name = program.graph_signature.user_inputs[0]
     node = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name == name)
     size = node.meta["val"].shape[0]
@@ -987,6 +1019,8 @@ PROPERTIES = {
                 forbidden="coursekit.graphs.tracing"),
         edge("the traced call raises", "double_each_row: traced"),
         edge("the two results have different shapes", "via_numpy: traced on one example"),
+        edge("different shapes whose values allclose would broadcast and find close",
+             "via_numpy: traced on an example of 1 row"),
         edge("a data-dependent loop count", "repeat_by_max: traced"),
     ),
     "lab06.grow_or_shrink": (
@@ -1021,6 +1055,8 @@ PROPERTIES = {
         promise("the model in eval mode (it is handed over in training mode)",
                 "program.module() on a batch of 4: the values"),
         edge("a batch of 1", "program.module() runs on a batch of 1 (the output's shape)"),
+        promise("any batch size: the batch Dim declares no largest batch",
+                "the largest batch the graph declares it accepts"),
     ),
     "lab06.save_for_deployment": (
         parameter("model", "saved, then loaded and run in a fresh Python process"),
