@@ -278,6 +278,20 @@ MUTANTS = {
             "            state[prefix + name] = p.detach()\n        for name, child in self._modules.items():\n"
             "            state.update(child.state_dict(prefix + name + \".\"))\n        return state\n",
             "        return {name: p.detach() for name, p in self.named_parameters(prefix)}\n"))),
+        ("__getattr__ reads self._parameters by normal lookup: recurses forever before __init__ "
+         "(copy.deepcopy)", _mutate(_MODULE, (
+            "        registries = self.__dict__\n"
+            "        for registry in (\"_parameters\", \"_modules\"):\n"
+            "            if registry in registries and name in registries[registry]:\n"
+            "                return registries[registry][name]\n",
+            "        if name in self._parameters:\n            return self._parameters[name]\n"
+            "        if name in self._modules:\n            return self._modules[name]\n"))),
+        ("a Parameter or Module assigned over a plain attribute leaves the plain value in __dict__",
+         _mutate(_MODULE, (
+            "            self._modules.pop(name, None)\n            self.__dict__.pop(name, None)\n",
+            "            self._modules.pop(name, None)\n"), (
+            "            self._parameters.pop(name, None)\n            self.__dict__.pop(name, None)\n",
+            "            self._parameters.pop(name, None)\n"))),
         ("modules() lists only the descendants, not the module itself", _mutate(_MODULE, (
             "        yield self\n        for child in self._modules.values():\n            yield from child.modules()\n",
             "        for child in self._modules.values():\n            yield child\n            yield from child.modules()\n"))),
@@ -399,6 +413,15 @@ class Sequential(Module):
             "                    self.buffers[i] = g.clone()\n",
             "                    self.buffers[i] = torch.zeros(p.shape, dtype=p.dtype)\n"
             "                    self.buffers[i].add_(g)\n"))),
+        ("lr folded into the momentum buffer: b = mu * b + lr * g, p -= b", _mutate(_SGD, (
+            "                    self.buffers[i] = g.clone()\n"
+            "                else:\n                    self.buffers[i].mul_(self.momentum).add_(g)\n"
+            "                g = self.buffers[i]\n            p.sub_(self.lr * g)\n",
+            "                    self.buffers[i] = self.lr * g\n"
+            "                else:\n"
+            "                    self.buffers[i].mul_(self.momentum).add_(g, alpha=self.lr)\n"
+            "                p.sub_(self.buffers[i])\n"
+            "            else:\n                p.sub_(self.lr * g)\n"))),
         ("zero_grad() fills gradients with zeros instead of None", _mutate(_SGD, (
             "        for p in self.params:\n            p.grad = None\n",
             "        for p in self.params:\n            if p.grad is not None:\n                p.grad.zero_()\n"))),

@@ -166,6 +166,13 @@ MODULE_HINTS = {
     "state_dict": "state_dict() maps every dotted name to a detached tensor: all parameters, "
                   "children's too, a tied parameter under each of its names, plain attributes never",
     "call": "calling the module, module(*args, **kwargs), returns self.forward(*args, **kwargs)",
+    "uninitialised": "copy.deepcopy makes the instance without __init__ and asks it for "
+                     "__setstate__: __getattr__ must raise AttributeError when the registries "
+                     "are not there yet; read them with self.__dict__, not self._parameters "
+                     "(which calls __getattr__ again, forever)",
+    "replaced": "a Parameter or Module assigned to a name that was a plain attribute replaces it: "
+                "__setattr__ must remove the old plain value from the instance dictionary "
+                "(normal lookup finds it before __getattr__ is ever asked)",
 }
 
 
@@ -258,6 +265,44 @@ def module_program(impl, rng):
                     [bool(getattr(v, "requires_grad", False)) for v in sd.values()])
         yield Case(f"{where}: state_dict()", state,
                    names=("keys", "values", "requires_grad of the values"), hint=MODULE_HINTS["state_dict"])
+    # copy.deepcopy (and pickle) make the instance with __new__ and ask it for __setstate__
+    # before any __init__ ran: __getattr__ must raise AttributeError there too, not recurse.
+    spec = _draw_spec(rng, depth=1, min_params=2)
+    n_params = len(_param_paths(spec))
+    yield Case(f"copy.deepcopy of a tree ({n_params} parameters): names and values of the copy",
+               lambda: _deep_copied(impl, spec), names=("names", "values"),
+               hint=MODULE_HINTS["uninitialised"])
+    # A name first stored as a plain attribute, then assigned a Parameter and a Module: the
+    # registries hold them, and the stale plain value must go from the instance dictionary.
+    spec = [entry for entry in _draw_spec(rng, depth=1, min_params=2)
+            if entry[0] not in ("plain", "tensor")]
+    first, second = (str(n) for n in rng.choice(_PLAIN_NAMES, size=2, replace=False))
+    values = rng.standard_normal(int(rng.integers(1, 4)))
+    yield Case(f"tree.{first} = 7, then tree.{first} = Parameter(...) and tree.{second} = 7, "
+               f"then tree.{second} = a Module: attribute access returns the new values",
+               lambda: _plain_then_registered(impl, spec, first, second, values),
+               names=(f"tree.{first}", f"tree.{second} is the Module", "names from named_parameters()"),
+               hint=MODULE_HINTS["replaced"])
+
+
+def _deep_copied(impl, spec) -> tuple:
+    import copy
+    tree = copy.deepcopy(_node_class(impl)(spec))
+    return ([name for name, _ in tree.named_parameters()],
+            [_detached(p) for p in tree.parameters()])
+
+
+def _plain_then_registered(impl, spec, first: str, second: str, values: np.ndarray) -> tuple:
+    node = _node_class(impl)
+    make_param, _, _ = _factories(impl)
+    tree = node(spec)
+    setattr(tree, first, 7)
+    setattr(tree, first, make_param(values))
+    setattr(tree, second, 7)
+    child = node([])
+    setattr(tree, second, child)
+    return (_detached(getattr(tree, first)), getattr(tree, second) is child,
+            [name for name, _ in tree.named_parameters()])
 
 
 # ---------------------------------------------------------------- lab04.layers
@@ -564,6 +609,9 @@ OPTIM_HINTS = {
     "alias": "keep state in tensors of your own (buf = p.grad.clone(), or torch.zeros_like(p) "
              "then buf.mul_(mu).add_(g)): state that is p.grad itself changes when the next "
              "backward writes into p.grad, and step() must never write into p.grad",
+    "buffer": "keep the momentum buffer as torch defines it, b = mu * b + g, and multiply by lr "
+              "only in the update (p -= lr * b): a buffer of lr * b gives the same steps while "
+              "lr is fixed, but a learning-rate schedule that changes lr gets other updates",
     "device": "create optimizer state with torch.zeros_like(p) (or p.new_zeros / p.clone()), so it "
               "has p's device and dtype: state made with torch.zeros(p.shape) lives on the CPU in float32",
 }
@@ -655,6 +703,53 @@ def _meta_steps(impl, hyper: dict, shape: tuple[int, ...], box: dict) -> Callabl
     return thunk
 
 
+def _held_tensors(opt: Any, param: Any) -> list:
+    """Every tensor of ``param``'s shape reachable from the optimizer's attributes (whatever
+    the student named them), ``param`` itself left out."""
+    torch = _torch()
+    found, seen = [], set()
+
+    def walk(value, depth):
+        if id(value) in seen or depth > 5 or len(seen) > 10_000 or callable(value) \
+                and not isinstance(value, torch.Tensor):
+            return  # functions, classes, modules hold no state of this optimizer
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            if value is not param and tuple(value.shape) == tuple(param.shape):
+                found.append(value)
+            return
+        if isinstance(value, dict):
+            for key, item in list(value.items()):
+                walk(key, depth + 1)
+                walk(item, depth + 1)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for item in list(value):
+                walk(item, depth + 1)
+        elif hasattr(value, "__dict__") and not isinstance(value, type):
+            walk(vars(value), depth + 1)
+
+    walk(opt, 0)
+    return found
+
+
+def _holds_buffer(impl, lr: float, momentum: float, grads: list) -> Callable[[], Any]:
+    """Whether, after len(grads) steps, the optimizer holds b_t = mu * b_{t-1} + g_t."""
+    def thunk():
+        torch = _torch()
+        p = torch.zeros(grads[0].shape, dtype=torch.float64, requires_grad=True)
+        opt = impl([p], lr=lr, momentum=momentum)
+        buffer = None
+        for g in grads:
+            grad = torch.tensor(g, dtype=torch.float64)
+            p.grad = grad.clone()
+            opt.step()
+            buffer = grad if buffer is None else momentum * buffer + grad
+        return p.detach().clone(), any(
+            torch.allclose(t.detach().to(torch.float64), buffer, rtol=1e-9, atol=1e-12)
+            for t in _held_tensors(opt, p) if t.dtype.is_floating_point)
+    return thunk
+
+
 def _state_devices(box: dict) -> Callable[[], Any]:
     """Device and dtype of every tensor of the parameter's shape that the optimizer holds.
 
@@ -695,14 +790,16 @@ def _state_devices(box: dict) -> Callable[[], Any]:
 # Case weights in points, by concept, as the lab states them. SGD (2 points): plain SGD 0.3,
 # momentum as torch defines it (buf = mu * buf + grad) 1.0, skipping a parameter without a
 # gradient 0.2, construction from a generator and zero_grad() 0.2, state on the parameter's
-# device 0.3. Trial 1 has momentum 0.9, trial 2 the default (none), trial 3 a random momentum and skips.
-SGD_WEIGHTS = {1: {"update": 0.5, "build": 0.05},
+# device 0.3. Trial 1 has momentum 0.9, trial 2 the default (none), trial 3 a random momentum and skips;
+# the momentum point's last 0.1 goes to the buffer itself (b = mu * b + g, no lr in it).
+SGD_WEIGHTS = {1: {"update": 0.4, "build": 0.05},
                2: {"update": 0.3, "build": 0.05},
                3: {"update": 0.5, "skip": 0.2, "build": 0.1}}
 # Adam (3 points): the bias-corrected update, step by step in three settings, 2.1; skipping a
 # parameter without a gradient (its step count stays) 0.3; construction and zero_grad() 0.3;
 # state on the parameter's device 0.3. Without bias correction every step differs: that
 # answer keeps the 0.6 of the parts it has right.
+SGD_BUFFER_WEIGHT = 0.1
 ADAM_WEIGHTS = {1: {"update": 0.7, "build": 0.1},
                 2: {"update": 0.7, "skip": 0.3, "build": 0.1},
                 3: {"update": 0.7, "build": 0.1}}
@@ -728,6 +825,15 @@ def sgd_program(impl, rng):
                hint=OPTIM_HINTS["device"], weight=0.1)
     yield Case("SGD(momentum=0.9) on a meta parameter: the momentum buffer is on meta, float64",
                _state_devices(box), hint=OPTIM_HINTS["device"], weight=0.2)
+    # The buffer is torch's b_t = mu * b_{t-1} + g_t, not lr * b_t: the trajectories agree while
+    # lr stays fixed, but a schedule that changes lr between steps sees the difference.
+    lr, momentum = float(rng.uniform(0.01, 0.3)), float(rng.uniform(0.3, 0.95))
+    grads = [rng.standard_normal(shape) for _ in range(3)]
+    yield Case(f"SGD(lr={lr:.3g}, momentum={momentum:.3g}): parameters after step 3, and the "
+               "optimizer holds the momentum buffer b = mu * b + g (no lr in it)",
+               _holds_buffer(impl, lr, momentum, grads), rtol=1e-9, atol=1e-12,
+               names=("parameters", "holds b = mu * b + g"), hint=OPTIM_HINTS["buffer"],
+               weight=SGD_BUFFER_WEIGHT)
 
 
 @check("lab04.adam", reference=_reference_adam, forbid=("torch.optim", "coursekit.optim"))
@@ -781,6 +887,10 @@ PROPERTIES = {
                 "state_dict(): requires_grad of the values"),
         promise("torch.nn.Module is not used", forbidden="torch.nn.Module"),
         promise("coursekit.nn is not used", forbidden="coursekit.nn"),
+        promise("__getattr__ raises AttributeError before __init__ ran (copy.deepcopy)",
+                "copy.deepcopy of a tree"),
+        promise("a Parameter or Module assigned over a plain attribute replaces it",
+                "attribute access returns the new values"),
         edge("re-assigning a name keeps its position", "values after re-assigning"),
         edge("a tied parameter is listed once, under its first name", "names after tying"),
         edge("a tied parameter appears in state_dict under each name", "state_dict(): keys"),
@@ -845,6 +955,8 @@ PROPERTIES = {
                 "the momentum buffer is on meta, float64"),
         promise("torch.optim is not used", forbidden="torch.optim"),
         promise("coursekit.optim is not used", forbidden="coursekit.optim"),
+        promise("the buffer is b = mu * b + g, lr only in the update",
+                "the optimizer holds the momentum buffer b = mu * b + g"),
         edge("a parameter without a gradient is skipped", "(first parameter has no grad)"),
         edge("a parameter on the meta device", "on a meta parameter: two steps keep it on meta"),
     ),

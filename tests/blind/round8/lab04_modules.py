@@ -730,11 +730,8 @@ SURVIVORS = {
         "subgradient of max(x, 0), and clamp(min=0) is the lecture's own idiom (as in "
         'round 2)'
     ),
-    ('module', 0): _PROMISE,
-    ('module', 2): _PROMISE,
     ('parallel_block', 0): (
         'not a mistake the text defines: at an exact tie any split is a subgradient of '
         'max(., 0), as for the ReLU (round 2)'
     ),
-    ('sgd', 0): _PROMISE,
 }
