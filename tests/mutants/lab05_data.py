@@ -120,6 +120,9 @@ MUTANTS = {
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
 '''),
+        ("len() counts a pass of the sampler (len(list(self.sampler))): a shuffling sampler "
+         "moves on to its next order", _BATCH_SAMPLER_HEAD + _BATCH_SAMPLER_ITER
+         + _BATCH_SAMPLER_LEN.replace("n = len(self.sampler)", "n = len(list(self.sampler))")),
         ("reads the sampler once, in __init__: every pass repeats the first pass's order",
          _BATCH_SAMPLER_HEAD.replace("self.sampler = sampler", "self.sampler = list(sampler)")
          + _BATCH_SAMPLER_ITER + _BATCH_SAMPLER_LEN),
@@ -204,6 +207,22 @@ MUTANTS = {
     if isinstance(first, (tuple, list)):
         columns = [my_collate(list(column)) for column in zip(*samples)]
         return tuple(columns) if isinstance(first, tuple) else columns
+    raise TypeError(type(first).__name__)
+'''),
+        ("tuples and lists rebuilt with type(first)(generator): a namedtuple sample raises "
+         "TypeError", '''def my_collate(samples):
+    """Stack a list of same-structured samples into one batch (see the table above)."""
+    first = samples[0]
+    if isinstance(first, torch.Tensor):
+        return torch.stack(list(samples))
+    if isinstance(first, np.ndarray):
+        return np.stack(samples)
+    if isinstance(first, (bool, int, float, np.generic)):
+        return np.array(samples)
+    if isinstance(first, dict):
+        return {key: my_collate([sample[key] for sample in samples]) for key in first}
+    if isinstance(first, (tuple, list)):
+        return type(first)(my_collate(list(column)) for column in zip(*samples))
     raise TypeError(type(first).__name__)
 '''),
         ("returns a list for tuple samples (PyTorch's habit, not the spec)", '''def my_collate(samples):

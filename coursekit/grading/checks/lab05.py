@@ -9,6 +9,7 @@ generator made once, when the loader is built; the reference gets exactly that o
 """
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import sys
 from typing import Any
@@ -143,6 +144,10 @@ class _Reshuffled:
         return len(self.orders[0])
 
 
+# A sample type as datasets often return it: a tuple with field names.
+_Sample = handed(collections.namedtuple("Sample", ["features", "label"]))
+
+
 def _rows(rng, n: int, dim: int) -> _Rows:
     features = rng.standard_normal((n, dim)).astype(np.float32)
     # Encode the index in the features so a student sees *which* sample came.
@@ -239,6 +244,25 @@ def batch_sampler_program(impl: Any, rng):
                two_passes, hint="iterate over the sampler at every pass (in __iter__), not once "
                                 "in __init__: a shuffling sampler gives a new order each time",
                names=("first pass", "second pass"))
+    # len() asks the sampler for its length: counting a pass of it instead (len(list(sampler)))
+    # uses up a shuffling sampler's next order, so the epoch after len() gets another one.
+    n, batch_size = int(rng.integers(7, 20)), int(rng.integers(2, 6))
+    orders = [[int(i) for i in rng.permutation(n)] for _ in range(2)]
+
+    def len_then_pass(orders=orders, batch_size=batch_size):
+        sampler = impl(_Reshuffled(orders), batch_size, False)
+        length = len(sampler)
+        batches = []
+        for batch in sampler:
+            batches.append(list(map(int, batch)))
+        return length, batches
+
+    yield Case(f"len() of a sampler with a new order at each pass, then its first pass "
+               f"({n} indices, batch_size={batch_size})", len_then_pass,
+               hint="len() must ask the sampler for its length, len(self.sampler): counting "
+                    "its indices (len(list(self.sampler))) runs a pass of a shuffling sampler, "
+                    "and the next epoch then gets another order",
+               names=("len", "batches of the first pass"))
     yield Case("batch_size=0 raises ValueError", lambda: impl(range(5), 0, False),
                hint="reject a batch_size that is not a positive integer with ValueError")
     for bad in (2.0, -1):  # planted: a float and a negative integer
@@ -301,6 +325,23 @@ def collate_program(impl: Any, rng):
     yield Case(f"a batch of one sample (float32 array ({dim},), int label)",
                lambda: (_structure(impl(one)), impl(one)), hint=hint,
                names=("structure", "values"))
+    # A namedtuple is a tuple: its batch is a tuple (a namedtuple of the same type is fine
+    # too), each position collated. Its constructor takes one argument per field, not one
+    # iterable, so building it like a plain tuple raises TypeError.
+    pairs = [(rng.standard_normal(dim).astype(np.float32), int(rng.integers(0, 10)))
+             for _ in range(batch)]
+
+    def named(pairs=pairs):
+        result = impl([_Sample(*pair) for pair in pairs])
+        as_tuple = tuple(result) if isinstance(result, tuple) else result
+        return _structure(as_tuple), as_tuple
+
+    yield Case(f"{batch} namedtuple samples Sample(features=float32 array ({dim},), "
+               f"label=int): a tuple batch", named,
+               hint="a namedtuple sample is a tuple: collate each position and return a tuple "
+                    "(tuple(...), or the namedtuple type with one argument per field, "
+                    "type(first)(*columns)); type(first)(generator) raises TypeError for a "
+                    "namedtuple", names=("structure", "values"))
     samples = [rng.standard_normal(dim), rng.standard_normal(dim + 1)]
     yield Case("arrays of different shapes raise ValueError",
                lambda: _error_kind(lambda: impl(samples)),
@@ -629,6 +670,8 @@ PROPERTIES = {
         promise("len() counts the lists of one pass, rounding up",
                 "38 indices, batch_size=5, drop_last=False: len"),
         promise("len() rounds down with drop_last=True", "drop_last=True: len"),
+        promise("len() asks the sampler for its length, without running a pass of it",
+                "len() of a sampler with a new order at each pass"),
         promise("a batch_size that is not a positive integer raises ValueError",
                 "batch_size=0 raises ValueError"),
         promise("torch.utils.data is not used", forbidden="torch.utils.data"),
@@ -658,6 +701,8 @@ PROPERTIES = {
                 "arrays of different shapes raise ValueError"),
         promise("torch.utils.data is not used", forbidden="torch.utils.data"),
         promise("coursekit.data is not used", forbidden="coursekit.data"),
+        edge("a namedtuple sample is a tuple: a tuple batch, each position collated",
+             "namedtuple samples"),
         edge("a batch of one sample", "a batch of one sample"),
         edge("tensors on the meta device", "tensor on the meta device"),
     ),

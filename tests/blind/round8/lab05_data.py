@@ -329,6 +329,4 @@ SURVIVORS = {
         'not a mistake the text defines: True is an int in Python, and the text does not '
         'say that bools are refused'
     ),
-    ('batch_sampler', 1): _PROMISE,
-    ('collate', 0): _PROMISE,
 }
