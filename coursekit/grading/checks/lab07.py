@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -584,15 +585,34 @@ def read_scalars_program(impl, rng):
                hint="return the pairs sorted by step: the files of a folder need not come (by "
                     "name, or by the order the file system lists them) in the order of their "
                     "steps")
+    # Planted, drawn last: the folder also holds a file that is not an event file and a
+    # plugins/ folder, as TensorBoard's log folders often do.
+    tags = [str(t) for t in rng.choice(["loss", "accuracy", "lr", "val/loss"], size=2,
+                                       replace=False)]
+    first = rng.uniform(0, 2, size=(2, int(rng.integers(2, 6))))
+    wanted = tags[int(rng.integers(0, 2))]
+    yield Case(f"tag {wanted!r} of {tags}, one event file beside a projector_config.pbtxt "
+               "and a plugins/ folder",
+               lambda: _read_back(impl, tags, first, None, wanted, other_entries=True),
+               rtol=1e-6, atol=1e-7, weight=0.5,
+               hint="read only the event files (names that start with events.out.tfevents): "
+                    "a log folder may hold other files and folders, which TFRecordDataset "
+                    "cannot read")
 
 
-def _read_back(impl, tags, first, second, wanted, resumed_named_first=False):
+def _read_back(impl, tags, first, second, wanted, resumed_named_first=False,
+               other_entries=False):
     """``impl(logdir, wanted)`` on a folder the check wrote: ``first[row]`` under ``tags[row]``
     at steps 0, 1, ..., and, unless ``second`` is None, a resumed run's file with ``second``
     at the steps after those (named to sort before the first file if
-    ``resumed_named_first``)."""
+    ``resumed_named_first``); with ``other_entries``, beside them a text file and a plugins/
+    folder with a file inside, none of them an event file."""
     with tempfile.TemporaryDirectory() as logdir:
         tf = _tf()
+        if other_entries:
+            Path(logdir, "projector_config.pbtxt").write_text('embeddings { tensor_name: "w" }\n')
+            Path(logdir, "plugins", "profile").mkdir(parents=True)
+            Path(logdir, "plugins", "profile", "trace.json").write_text("{}\n")
         writer = tf.summary.create_file_writer(logdir)
         with writer.as_default():
             for step in range(first.shape[1]):
@@ -865,6 +885,8 @@ PROPERTIES = {
                 "trial 1: tag 'loss' of ['loss', 'accuracy'], one event file"),
         promise("every event file of logdir is read", "two event files (a resumed run)"),
         promise("the pairs sorted by step", "the later steps in the file whose name sorts first"),
+        promise("only event files are read: other files and folders of logdir are left alone",
+                "beside a projector_config.pbtxt and a plugins/ folder"),
     ),
     "lab07.tf_torch_grads": (
         parameter("x", "TensorFlow (Keras Dense) loss"),

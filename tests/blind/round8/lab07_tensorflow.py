@@ -357,11 +357,20 @@ _DEVICE = (
     'have (blind round 8)'
 )
 SURVIVORS = {
-    ('custom_fit', 0): _PROMISE,
-    ('predict_traces', 0): _PROMISE,
+    ('custom_fit', 0): (
+        "not a mistake the checks may take points for: the accepted alternative 'tf.data "
+        "batches, an explicit mean loss, Keras' Mean metric' calls model(xb) without "
+        "training=True, which Keras runs in inference mode just as training=False; only a "
+        "Dropout or BatchNorm model tells either from fit, and it would take the alternative's "
+        "points as well"
+    ),
+    ('predict_traces', 0): (
+        "not a mistake the checks may take points for: round 5's right answer keys numbers by "
+        "float(value) too, and the two differ from tf.function only for distinct ints above "
+        "2**53, which the text's examples never reach"
+    ),
     ('signature_function', 0): _METHOD,
     ('tape_train', 0): _METHOD,
-    ('tensorboard_scalars', 1): _PROMISE,
     ('tf1_train', 0): _METHOD,
     ('tf_torch_grads', 0): _METHOD,
 }
