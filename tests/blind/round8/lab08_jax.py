@@ -236,7 +236,17 @@ SURVIVORS = {
     ('data_parallel_grad', 0): _DEVICE,
     ('data_parallel_grad', 1): _METHOD,
     ('per_example_grads', 1): _METHOD,
-    ('predict_jit', 0): _PROMISE,
-    ('predict_jit', 1): _PROMISE,
+    ('predict_jit', 0): (
+        "not a mistake the checks may take points for: the solution itself returns "
+        "float(sum(range(n)) * scale) in Python float64, as the accepted alternative and rounds "
+        "2 and 5's right answers do; the checks' scales (0.5, 2, 3, -1, 10) and small sums are "
+        "exact in float32, and a scale such as 0.1 would take the solution's points too"
+    ),
+    ('predict_jit', 1): (
+        "not a mistake the checks may take points for: where it differs from real JAX (an "
+        "int32 call with a scale such as 0.1, a sum past 2**31) it returns the solution's own "
+        "float64 number, float(sum(range(n)) * scale); a case there would take the solution's "
+        "points too"
+    ),
     ('time_jit', 1): _METHOD,
 }
