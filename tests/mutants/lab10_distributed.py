@@ -137,6 +137,16 @@ MUTANTS = {
     loss.backward()
     return [parameter.grad for parameter in model.parameters()]
 '''),
+        ("clears the gradients the model holds (zero_grad) before backward", _DP_DOC + '''    rank, world_size = dist.get_rank(), dist.get_world_size()
+    model.zero_grad(set_to_none=True)
+    loss = loss_fn(model(x.chunk(world_size)[rank]), y.chunk(world_size)[rank])
+    loss.backward()
+    for parameter in model.parameters():
+        if parameter.grad is not None:
+            dist.all_reduce(parameter.grad)
+            parameter.grad /= world_size
+    return [parameter.grad for parameter in model.parameters()]
+'''),
     ],
     "ring_all_reduce": [
         ("calls dist.all_reduce (the collective the exercise rebuilds)", _RING_DOC + '''    dist.all_reduce(tensor)
@@ -162,6 +172,8 @@ MUTANTS = {
          _ring(*_RS, *_AG, wire="torch.float64")),
         ("all-gather starts from the wrong chunk", _ring(*_RS, "(rank - step) % world_size",
                                                         "(rank - step - 1) % world_size")),
+        ("flattens with reshape(-1): a non-contiguous tensor is copied and left unsummed",
+         _ring(*_RS, *_AG).replace("tensor.view(-1)", "tensor.reshape(-1)")),
         ("gathers everything on rank 0 and sends the sum back (not a ring)", _RING_DOC + '''    rank, world_size = dist.get_rank(), dist.get_world_size()
     if rank == 0:
         incoming = torch.empty_like(tensor)
@@ -282,6 +294,22 @@ MUTANTS = {
     dist.send(received.grad, dst=0)
     return loss.item()
 '''),
+        ("rank 1 clears its stage's gradients (zero_grad) before backward", _TWO_STAGE_DOC + '''    if dist.get_rank() == 0:
+        activation = stage(batch)
+        dist.send(activation.detach(), dst=1)
+        gradient = torch.empty_like(activation)
+        dist.recv(gradient, src=1)
+        activation.backward(gradient)
+        return None
+    received = torch.empty(hidden_shape, dtype=next(stage.parameters()).dtype)
+    dist.recv(received, src=0)
+    received.requires_grad_()
+    stage.zero_grad(set_to_none=True)
+    loss = loss_fn(stage(received), batch)
+    loss.backward()
+    dist.send(received.grad, dst=0)
+    return loss.item()
+'''),
     ],
     "mirrored_step": [
         ("each replica averages over its own rows (tf.reduce_mean): the step doubles",
@@ -297,6 +325,11 @@ MUTANTS = {
          _mirrored(loss_reduce='"MEAN"')),
         ("one device only: MirroredStrategy(['/cpu:0']) takes the whole batch",
          _mirrored(devices='["/cpu:0"]')),
+        ("w and b made outside strategy.scope(): plain variables on one device, not mirrored",
+         _mirrored().replace("    with strategy.scope():\n        w, b = ", "    w, b = ")),
+        ("the updated weights returned as TensorFlow tensors (read_value), not NumPy arrays",
+         _mirrored().replace("return [w.numpy(), b.numpy()]",
+                             "return [w.read_value(), b.read_value()]")),
         ("the update is computed but never applied to the variables",
          _mirrored(update="strategy.reduce({grad_reduce}, grad, axis=None)")),
         ("the update added instead of subtracted (gradient ascent)",

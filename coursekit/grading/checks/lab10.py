@@ -167,13 +167,17 @@ class _Box:
 # ---------------------------------------------------------------------------------------------
 
 
-def _data_parallel_rank(impl, weights, x, y, loss_name, frozen):
-    """One rank: the model from ``weights``, the full batch, the answer; what it left."""
+def _data_parallel_rank(impl, weights, x, y, loss_name, frozen, held=None):
+    """One rank: the model from ``weights``, the full batch, the answer; what it left. With
+    ``held``, the parameters hold these gradients before the call (an earlier micro-batch's)."""
     import torch
 
     model = _layers(weights, "tanh")
     if frozen:
         model[0].bias.requires_grad_(False)
+    if held is not None:
+        for parameter, grad in zip(model.parameters(), held):
+            parameter.grad = torch.from_numpy(grad.copy())
     rows = []
     model.register_forward_pre_hook(lambda module, inputs: rows.append(int(inputs[0].shape[0])))
     returned = impl(model, torch.from_numpy(x), torch.from_numpy(y), _loss(loss_name))
@@ -215,6 +219,24 @@ def data_parallel_program(impl: Any, rng):
                    hint="each rank runs the model on its own 1/world_size of the rows, "
                         "x.chunk(world_size)[rank]: data parallelism splits the batch, not the "
                         "work on each row")
+    # Planted: a model handed over holding gradients (an earlier micro-batch's): backward()
+    # adds to them. On one rank, where averaging changes nothing: on more, accepted answers
+    # differ in what the average does to gradients held before (the loss divided by the world
+    # size before backward leaves them N times over), which the text does not settle.
+    sizes = [int(rng.integers(2, 6)), int(rng.integers(3, 7)), int(rng.integers(2, 5))]
+    weights = _draw_linear(rng, sizes)
+    rows = int(rng.integers(2, 6))
+    x, y = rng.standard_normal((rows, sizes[0])), rng.standard_normal((rows, sizes[-1]))
+    held = [g for w, b in _draw_linear(rng, sizes) for g in (w, b)]
+    yield Case(f"1 rank, a batch of {rows} rows, mse_loss, the model holding gradients of an "
+               f"earlier micro-batch: each parameter's .grad after the call (backward adds)",
+               lambda: [rank["grads"] for rank in
+                        _launch(_data_parallel_rank, 1, impl, weights, x, y, "mse_loss", False,
+                                held)],
+               rtol=1e-9, atol=1e-12,
+               hint="step 2 is a plain backward(), which ADDS to the .grad the model holds "
+                    "(gradients accumulated over micro-batches): do not clear them "
+                    "(zero_grad, p.grad = None) before backward")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,6 +277,39 @@ def _ring_rank(impl, arrays):
         results.append({"tensor": tensor.clone(), "bytes": sent[0],
                         "destinations": sorted(destinations)})
     return results
+
+
+_SUMMED_OR_REFUSED = "summed in place, or refused with an error"
+
+
+def _ring_transposed_rank(impl, stacked):
+    """One rank: a transposed (non-contiguous) view of its own array handed to the answer.
+    What matters is that the call never returns with the tensor left unsummed: summed in place
+    (as dist.all_reduce does) or refused (tensor.view(-1) raises, as the text's way does) are
+    both kept."""
+    import torch
+    import torch.distributed as dist
+
+    tensor = torch.from_numpy(stacked[dist.get_rank()].copy()).t()
+    try:
+        impl(tensor)
+    except NotImplementedError:   # the stub: the launcher says so
+        raise
+    except Exception:   # noqa: BLE001 — raising before any message leaves the peers alike
+        refused = True
+    else:
+        refused = False
+    # A rank that refused sent nothing: without this, it could leave while its peer is still
+    # connecting to it, and the peer's error would fail the run.
+    dist.barrier()
+    if refused:
+        return _SUMMED_OR_REFUSED
+    total = torch.from_numpy(stacked.sum(axis=0)).t()
+    if torch.allclose(tensor, total, rtol=1e-10, atol=1e-12):
+        return _SUMMED_OR_REFUSED
+    return ("returned normally with the tensor left as it was" if
+            torch.equal(tensor, torch.from_numpy(stacked[dist.get_rank()]).t())
+            else "returned normally with the tensor holding something else than the sum")
 
 
 def _destinations(results: list[dict]) -> dict:
@@ -331,6 +386,27 @@ def ring_all_reduce_program(impl: Any, rng):
                         "(r + 1) % world_size, and receives only from its left, "
                         "(r - 1) % world_size; sending to the left (r - 1) is the ring turned "
                         "round, which sums right but is not the exercise's ring")
+    # Planted: a transposed tensor (a gradient of a transposed weight), not contiguous:
+    # reshape(-1) or contiguous() copies it, and the ring would sum the copy.
+    shape = (int(rng.integers(2, 4)), int(rng.integers(4, 7)))
+    stacked = rng.standard_normal((2, *shape))
+
+    def transposed(stacked=stacked):
+        from coursekit.distributed import RankFailed
+
+        try:
+            return _launch(_ring_transposed_rank, 2, impl, stacked, op_timeout=P2P_TIMEOUT_S)
+        except RankFailed as error:
+            failure = _diagnosis(error)
+            raise RuntimeError("the ranks waited for each other forever (a deadlock)"
+                               if failure == _DEADLOCK else failure) from None
+
+    yield Case(f"2 ranks, a transposed (non-contiguous) tensor of shape {shape[::-1]}: after "
+               f"the call returns, it holds the sum", transposed,
+               hint="the sum must land in the tensor given, in place: tensor.reshape(-1) (or "
+                    "contiguous(), flatten()) copies a non-contiguous tensor, and the ring then "
+                    "sums the copy while the tensor stays as it was; tensor.view(-1) shares its "
+                    "memory (and raises where it cannot)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,6 +423,9 @@ def _two_stage_rank(impl, trials):
     results = []
     for trial in trials:
         stage = _layers(trial["stages"][rank], *trial["activations"][rank])
+        if trial.get("held"):   # gradients an earlier micro-batch left in the stage
+            for parameter, grad in zip(stage.parameters(), trial["held"][rank]):
+                parameter.grad = torch.from_numpy(grad.copy())
         batch = torch.from_numpy(trial["x"] if rank == 0 else trial["y"])
         returned = impl(stage, batch, trial["hidden_shape"], _loss(trial["loss"]))
         results.append({"returned": _plain(returned), "grads": _grads(stage)})
@@ -360,10 +439,10 @@ def _two_stage_rank(impl, trials):
 def two_stage_program(impl: Any, rng):
     """two_stage_step: the model cut in two over ranks 0 and 1, gradients as in one process."""
     trials = []
-    for trial in range(2):
+    for trial in range(3):
         rows = int(rng.integers(2, 7))
         d_in, hidden = int(rng.integers(2, 6)), int(rng.integers(3, 7))
-        if trial == 0:
+        if trial != 1:
             sizes_1, sizes_2 = [d_in, hidden], [hidden, int(rng.integers(1, 4))]
             activations, loss = (("tanh", True), (None, False)), "mse_loss"
         else:
@@ -375,6 +454,9 @@ def two_stage_program(impl: Any, rng):
                        "x": rng.standard_normal((rows, d_in)),
                        "y": _targets(rng, loss, rows, sizes_2[-1]),
                        "hidden_shape": (rows, hidden)})
+        if trial == 2:   # planted: both stages hold gradients of an earlier micro-batch
+            trials[-1]["held"] = tuple([g for w, b in _draw_linear(rng, sizes) for g in (w, b)]
+                                       for sizes in (sizes_1, sizes_2))
     box = _Box("the run on 2 ranks")
     outcome: dict = {}
 
@@ -414,9 +496,15 @@ def two_stage_program(impl: Any, rng):
                lambda: [isinstance(r["returned"], float) for r in box.get()[1]], weight=0.5,
                hint="return loss.item(), a Python float: not a tensor (detached or not), a "
                     "NumPy scalar or another number type")
+    held_hint = ("; backward ADDS to the .grad a stage already holds (gradients of earlier "
+                 "micro-batches), as it would in one process: do not clear them (zero_grad) "
+                 "before backward")
     for index, trial in enumerate(trials):
         where = (f"trial {index + 1} ({trial['loss']}, a batch of {trial['x'].shape[0]}, "
-                 f"activation {trial['hidden_shape']})")
+                 f"activation {trial['hidden_shape']}"
+                 + (", both stages holding gradients of an earlier micro-batch)"
+                    if trial.get("held") else ")"))
+        extra = held_hint if trial.get("held") else ""
         yield Case(f"{where}: the loss rank 1 returns",
                    lambda index=index: box.get()[1][index]["returned"],
                    rtol=1e-9, atol=1e-12,
@@ -428,11 +516,11 @@ def two_stage_program(impl: Any, rng):
                    hint="rank 0's gradients come from the gradient rank 1 sends back: rank 1 "
                         "must send received.grad (the received activation marked with "
                         "requires_grad_()), and rank 0 continues backward with "
-                        "activation.backward(gradient)")
+                        "activation.backward(gradient)" + extra)
         yield Case(f"{where}: gradients of the second stage, on rank 1",
                    lambda index=index: box.get()[1][index]["grads"], rtol=1e-9, atol=1e-12,
                    hint="rank 1's stage must run on the received activation, with the loss "
-                        "loss_fn(output, y) and loss.backward()")
+                        "loss_fn(output, y) and loss.backward()" + extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,17 +564,48 @@ def _reference_mirrored():
     return mirrored_step
 
 
-def _recording_loss(rows: list):
+def _recording_loss(rows: list, devices: list | None = None):
     """The per-example squared error, summed over the outputs; it notes the rows of every
-    call (the static size: a replica's shard is known when strategy.run calls it)."""
+    call (the static size: a replica's shard is known when strategy.run calls it), and the
+    device the prediction was computed on (a replica's, under a strategy) in ``devices``."""
     def per_example_loss(y_true, y_pred):
         import tensorflow as tf
 
         size = y_pred.shape[0] if getattr(y_pred, "shape", None) is not None else None
         rows.append(None if size is None else int(size))
+        if devices is not None:
+            devices.append(getattr(y_pred, "device", None))
         return tf.reduce_sum(tf.square(y_pred - tf.cast(y_true, y_pred.dtype)), axis=-1)
 
     return per_example_loss
+
+
+def _device_key(name: Any) -> Any:
+    """(type, index) of a TensorFlow device name; None when it names none."""
+    if not name:
+        return None
+    import tensorflow as tf
+
+    spec = tf.DeviceSpec.from_string(str(name))
+    return (spec.device_type, spec.device_index or 0) if spec.device_type else None
+
+
+def _copies_where_replicas_run(made: list, used: list, count: int) -> bool:
+    """Whether every device a replica computed on holds its own copy of each of the ``count``
+    variables: a mirrored variable is made once per device (``made``: the devices of every
+    variable made), a plain one once, on one device. Devices not known say nothing."""
+    held = [_device_key(d) for d in made]
+    return all(held.count(where) >= count for where in {_device_key(d) for d in used} - {None})
+
+
+def _array_kinds(result: Any) -> Any:
+    """The module each returned weight's type comes from: ``numpy`` for NumPy arrays."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return result
+    weights = result[0]
+    if not isinstance(weights, (tuple, list)):
+        return type(weights).__module__.split(".")[0]
+    return [type(w).__module__.split(".")[0] for w in weights]
 
 
 def _weights_and_loss(result: Any) -> Any:
@@ -519,10 +638,24 @@ def mirrored_step_program(impl: Any, rng):
         lr = float(rng.uniform(0.05, 0.3))
         where = f"trial {trial + 1} (a batch of {rows}, {d_in} inputs, {d_out} outputs, lr {lr:.3f})"
         seen: list = []
-        box = _Box(f"the step of {where}")
+        box, kinds = _Box(f"the step of {where}"), _Box(f"the step of {where}")
+        placement = _Box(f"the step of {where}")
 
-        def run(box=box, seen=seen, args=(weights, x, y, lr)):
-            box.value = _weights_and_loss(impl(*args, _recording_loss(seen)))
+        def run(box=box, kinds=kinds, placement=placement, seen=seen, args=(weights, x, y, lr)):
+            import tensorflow as tf
+
+            made, used = [], []
+
+            def note(next_creator, **kwargs):   # sees each copy a strategy makes, per device
+                variable = next_creator(**kwargs)
+                made.append(getattr(variable, "device", None))
+                return variable
+
+            with tf.variable_creator_scope(note):
+                result = impl(*args, _recording_loss(seen, used))
+            kinds.value = _array_kinds(result)
+            placement.value = _copies_where_replicas_run(made, used, len(args[0]))
+            box.value = _weights_and_loss(result)
             return box.value[0] if isinstance(box.value, tuple) else box.value
 
         yield Case(f"{where}: the updated weights [w, b]", run, weight=2, rtol=1e-9, atol=1e-12,
@@ -539,6 +672,15 @@ def mirrored_step_program(impl: Any, rng):
                    hint="build the strategy over two devices, "
                         "tf.distribute.MirroredStrategy(['/cpu:0', '/cpu:1']), and let "
                         "strategy.run call per_example_loss on each replica's half of the batch")
+        yield Case(f"{where}: the weights come back as NumPy arrays",
+                   lambda kinds=kinds: kinds.get(), weight=0.5,
+                   hint="return [w.numpy(), b.numpy()]: NumPy arrays, not TensorFlow tensors "
+                        "or variables (w.read_value() and tf.convert_to_tensor give tensors)")
+        yield Case(f"{where}: every device a replica runs on holds its own copy of w and b",
+                   lambda placement=placement: placement.get(), weight=0.5,
+                   hint="create w and b INSIDE `with strategy.scope():` so that they are "
+                        "mirrored, one copy per device; made outside it they are plain "
+                        "variables on one device, which the other replica reads across devices")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,6 +703,9 @@ PROPERTIES = {
                 forbidden="torch.nn.parallel.DistributedDataParallel"),
         edge("a frozen parameter is skipped", "first bias frozen"),
         edge("more than two ranks", "4 ranks"),
+        promise("backward() adds to gradients the model already holds (micro-batches)",
+                "the model holding gradients of an earlier micro-batch"),
+        edge("a group of one rank", "1 rank, a batch of"),
     ),
     "lab10.ring_all_reduce": (
         parameter("tensor", "the tensor on every rank afterwards"),
@@ -574,6 +719,8 @@ PROPERTIES = {
         edge("a tensor of two dimensions", "shape (2, 7)"),
         edge("N + 1 elements on N ranks: N pieces, where tensor.chunk makes fewer",
              "4 ranks, shape (5,)"),
+        edge("a non-contiguous tensor: never left unsummed (view(-1) raises, reshape copies)",
+             "a transposed (non-contiguous) tensor"),
     ),
     "lab10.two_stage": (
         parameter("stage", "gradients of the first stage, on rank 0"),
@@ -592,6 +739,8 @@ PROPERTIES = {
         promise("the pipelining package is not used", forbidden="torch.distributed.pipelining"),
         edge("a send and a receive that could wait for each other forever",
              "neither waits forever for the other"),
+        promise("backward adds to gradients a stage already holds, as in one process",
+                "holding gradients of an earlier micro-batch): gradients of the second stage"),
     ),
     "lab10.mirrored_step": (
         parameter("weights", "the updated weights [w, b]"),
@@ -603,5 +752,8 @@ PROPERTIES = {
                 "the updated weights [w, b]"),
         promise("the loss as a float, the replicas' shares summed", "the loss"),
         promise("each replica gets half of the rows", "rows each call of per_example_loss saw"),
+        promise("w and b made inside strategy.scope(): mirrored, one copy per device",
+                "holds its own copy of w and b"),
+        promise("the updated weights as NumPy arrays", "the weights come back as NumPy arrays"),
     ),
 }

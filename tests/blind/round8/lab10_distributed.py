@@ -242,10 +242,5 @@ _DEVICE = (
     'have (blind round 8)'
 )
 SURVIVORS = {
-    ('data_parallel', 1): _PROMISE,
-    ('mirrored_step', 1): _PROMISE,
-    ('mirrored_step', 2): _PROMISE,
     ('mirrored_step', 3): _METHOD,
-    ('ring_all_reduce', 0): _PROMISE,
-    ('two_stage', 1): _PROMISE,
 }
