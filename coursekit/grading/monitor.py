@@ -539,7 +539,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
-    s.import_system = _import_system()
+    s.import_system = _import_system(s.library)
     fast = _compiled()
     # What the monitor lets go of is freed after its code has returned (NOTE [Sealed state]);
     # without the compiled module, at once (``id`` does nothing with it: README known limits).
@@ -572,13 +572,16 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.write("ready", f"{len(targets)} targets")
 
 
-def _import_system() -> tuple:
-    """``(codes, find_and_load, builtins, roots)``: the code objects of the import system (by
-    identity: importlib's frozen modules and ``importlib.import_module``), the code of
-    ``_find_and_load`` (where every import starts), the real builtins, and the entries of
-    the import path that are the installation's, longest first (:func:`_package_of`)."""
+def _import_system(library: tuple[str, ...]) -> tuple:
+    """``(codes, find_and_load, builtins, roots, as_installed, loaders)``: the code objects of
+    the import system (by identity: importlib's frozen modules and
+    ``importlib.import_module``), the code of ``_find_and_load`` (where every import starts),
+    the real builtins, the entries of the import path that are the installation's, longest
+    first (:func:`_package_of`), a copy of the builtins as they are now (the student may
+    swap one later) and the import system's own loaders of files."""
     import builtins
     import importlib
+    import importlib.machinery
     bootstrap = importlib._bootstrap
     codes = {}
     for module in (bootstrap, importlib._bootstrap_external):
@@ -591,10 +594,11 @@ def _import_system() -> tuple:
                         codes[id(code)] = code
     for code in nested_codes(_CODE_OF(importlib.import_module)):
         codes[id(code)] = code
-    library = _library_prefixes()
     roots = tuple(sorted((root for root in _folders(sys.path) if _named_under(root, library)),
                          key=len, reverse=True))
-    return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots
+    loaders = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
+    return (codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots,
+            dict(vars(builtins)), loaders)
 
 
 def _compiled():
@@ -1035,18 +1039,31 @@ def _student_above(frame, s, _id=id, _str=str) -> str:
 def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.get) -> bool:
     """Whether the module body running in frame ``body`` is an import that library code
     asked for (torch importing a module lazily), so that what the body does is the
-    library's own doing: run by the import system (``_find_and_load`` above it, through
-    the import system's frames only), with the real builtins and a plain name, for a frame
-    that is not the student's and belongs to the same package (torch code importing a module
-    of torch's). The same body run another way (``runpy``, a loader's ``exec_module``
-    called directly, an ``import`` in student code, a library function that imports a name
-    it is given, such as ``pkgutil.resolve_name``) is walked through like any library frame:
-    the student may have planted what it calls (its builtins, its globals, a module it
-    imports, an attribute of a module it calls)."""
-    codes, find_and_load, builtins, _ = s.import_system
+    library's own doing:
+
+    * run by the import system (``_find_and_load`` above it, through the import system's
+      frames only), with the real builtins, none of them swapped since the monitor was
+      installed, and a plain name;
+    * the module the import system would make for that file: the name its path gives, its
+      file (``__file__``) and package path (``__path__``) of plain types and in the
+      installation, loaded by the import system's own loader (a finder of the student's
+      may answer a real file with its own loader, origin or path: red team 13);
+    * asked for by an ``import`` statement in a frame that is not the student's, of the same
+      package (torch code importing a module of torch's): the name is then a constant of
+      the library's code. A library function that imports a name it is handed
+      (``importlib.import_module``, ``pkgutil.resolve_name``, an unpickler, torch's
+      ``set_default_tensor_type``) imports what the student names.
+
+    The same body run another way (``runpy``, a loader's ``exec_module`` called directly,
+    an ``import`` in student code) is walked through like any library frame: the student
+    may have planted what it calls (its builtins, its globals, a module it imports, an
+    attribute of a module it calls)."""
+    codes, find_and_load, builtins, _, as_installed, _ = s.import_system
     names = body.f_globals
     if (body.f_builtins is not builtins or _type(names) is not _dict
-            or _type(_get(names, "__name__")) is not _str):
+            or _type(_get(names, "__name__")) is not _str
+            or not _builtins_as_installed(builtins, as_installed)
+            or not _made_by_the_import_system(names, body.f_code.co_filename, s)):
         return False
     frame, found, depth = body.f_back, False, 0
     while frame is not None and depth < 100:
@@ -1056,8 +1073,69 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
         found = found or code is find_and_load
         frame, depth = frame.f_back, depth + 1
     return (found and frame is not None and _code_info(frame.f_code, s=s)[1] is not STUDENT
+            and frame.f_code.co_code[frame.f_lasti] == _IMPORT_NAME
             and _package_of(frame.f_code.co_filename, s) == _package_of(body.f_code.co_filename,
                                                                           s) != "")
+
+
+# Builtins that IPython adds while a cell runs (its builtin trap), after the monitor's copy.
+_IPYTHON_BUILTINS = frozenset({"get_ipython", "exit", "quit", "display", "__IPYTHON__",
+                               "dreload", "_", "__", "___"})
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
+
+
+def _builtins_as_installed(current, copy, _type=type, _str=str, _get=dict.get,
+                           _missing=object()) -> bool:
+    """Whether every builtin is the one the monitor found at install, or one IPython adds."""
+    for key, value in _dict_items(current):
+        if _type(key) is not _str:   # its __hash__ or __eq__ would be the student's code
+            return False
+        known = _get(copy, key, _missing)
+        if known is _missing:
+            if key not in _IPYTHON_BUILTINS:
+                return False
+        elif known is not value:
+            return False
+    return True
+
+
+_dict_items = dict.items
+
+
+def _made_by_the_import_system(names, filename, s, _type=type, _str=str, _list=list,
+                               _get=dict.get, _missing=object()) -> bool:
+    """Whether a module's globals are what the import system puts there for ``filename``:
+    its name (from the path), an exact ``str`` file that is the body's, an exact list of
+    installation folders as its path (a package), and the import system's own loader."""
+    loaders, file = s.import_system[5], _get(names, "__file__")
+    if (_type(file) is not _str or _type(filename) is not _str or not _str.__eq__(file, filename)
+            or _type(_get(names, "__loader__")) not in loaders
+            or _module_name_of(filename, s) != _get(names, "__name__")):
+        return False
+    cached = _get(names, "__cached__")
+    if cached is not None and _type(cached) is not _str:
+        return False
+    path = _get(names, "__path__", _missing)
+    if path is _missing:
+        return True
+    if _type(path) is not _list:
+        return False
+    return all(_named_under(entry, s.library) for entry in _list.copy(path))
+
+
+def _module_name_of(filename, s, _type=type, _str=str) -> str:
+    """The dotted name the import system gives an installation file found on the import
+    path (``.../site-packages/torch/autograd/__init__.py`` is ``torch.autograd``); "" when
+    it is under no entry of the import path."""
+    if _type(filename) is not _str or not filename.endswith(".py"):
+        return ""
+    for root in s.import_system[3]:
+        if _STARTS(filename, root):
+            parts = filename[len(root):-3].split("/")
+            if parts[-1] == "__init__":
+                parts.pop()
+            return ".".join(parts)
+    return ""
 
 
 def _package_of(filename, s, _type=type, _str=str) -> str:

@@ -56,12 +56,14 @@ def _reports(tmp_path, student: str) -> list[str]:
     os.mkfifo(fifo)
     library = tmp_path / "site-packages"
     library.mkdir()
-    # A module that its own package's code imports does its own work: what its body runs is
-    # not the student's, even with student code above (which called ``first_use``).
+    # A module that an import statement of its own package's code imports does its own work:
+    # what its body runs is not the student's, even with student code above (which called
+    # ``first_use``). The name is a constant of the library's code (a name handed to
+    # importlib.import_module would be the student's choice).
     (library / "libgen").mkdir()
     (library / "libgen" / "__init__.py").write_text(
-        LIBRARY + "\n\ndef first_use(name):\n    import importlib\n"
-                  "    importlib.import_module('libgen.' + name)\n")
+        LIBRARY + "\n\ndef first_use(name):\n    if name == 'advance':\n"
+                  "        import libgen.advance\n    else:\n        import libgen.resume\n")
     (library / "libgen" / "advance.py").write_text("import libgen\nnext(libgen.ADVANCED)\n")
     (library / "libgen" / "resume.py").write_text("import libgen\nnext(libgen.SHARED)\n")
     (tmp_path / "harness.py").write_text(HARNESS)
