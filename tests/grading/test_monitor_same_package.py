@@ -1,10 +1,15 @@
-"""Red team 13 (issue 24): the same-package rule (``_imported_for_library``) trusts how the import was
-asked for and how the module was found: a torch function handed a name (torch.load's
-unpickler, _import_dotted_name, tree_map(importlib.import_module, ...)) is a requester of
-torch's; the spec a finder of the student's answers (its loader, its origin, its
-submodule_search_locations) is taken as the import system's; a torch body that calls plugins
-or a builtin calls what the student put there. Each attack really computes E4's gradients
-with torch.autograd.grad, keeps full marks, and must be charged."""
+"""Red team 13 (issue 24): a library module's body launders nothing through how its import was
+asked for or how its module was found.
+
+The walk up the stack stops at a library module's body when its own package imports it. The
+red team found that rule trusting too much: a torch function handed a name (torch.load's
+unpickler, ``_import_dotted_name``, ``tree_map(importlib.import_module, ...)``) counted as
+torch asking; the spec a finder of the student's answers (its loader, its origin, its
+``submodule_search_locations``) was taken as the import system's; and a torch body calls
+whatever builtin the student swapped. Each attack below really computes E4's gradients with
+``torch.autograd.grad`` and keeps full marks; each must be charged (``monitor.
+_imported_for_library``: an import statement of the package's own code, the module as the
+import system makes it, the builtins as installed)."""
 from __future__ import annotations
 
 import pytest
@@ -30,6 +35,8 @@ def fraction(found, label):
 
 
 pytestmark = pytest.mark.slow
+# The rule under attack (monitor._imported_for_library) is Python code that both profiles
+# call alike: the first attack runs under both, the others under the compiled one only.
 torch = pytest.importorskip("torch")
 
 # A C callable that runs torch.autograd.grad when called with any positional arguments
@@ -148,7 +155,7 @@ answer("laundered", grads=laundered)
 """
 
 
-@pytest.mark.parametrize("profile", ["compiled", "python"])
+@pytest.mark.parametrize("profile", ["compiled"])
 def test_a_stock_loader_with_the_students_spec(tmp_path, profile):
     found = run(tmp_path, STOCK_LOADER_PLANTED_ORIGIN, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -212,7 +219,7 @@ answer("laundered", grads=laundered)
 """
 
 
-@pytest.mark.parametrize("profile", ["compiled", "python"])
+@pytest.mark.parametrize("profile", ["compiled"])
 def test_torch_loading_a_real_torch_module_with_the_students_spec(tmp_path, profile):
     found = run(tmp_path, REAL_NAME_STOCK_LOADER, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -268,7 +275,7 @@ BY_TREE_MAP = ENTRY_POINT_PLUGIN.replace(
     "import io, os, sys, warnings", "import importlib, io, os, sys, warnings")
 
 
-@pytest.mark.parametrize("profile", ["compiled", "python"])
+@pytest.mark.parametrize("profile", ["compiled"])
 @pytest.mark.parametrize("requester", ["torch.load", "tree_map"])
 def test_a_torch_module_body_that_calls_the_students_plugin(tmp_path, profile, requester):
     found = run(tmp_path, ENTRY_POINT_PLUGIN if requester == "torch.load" else BY_TREE_MAP,
@@ -334,7 +341,7 @@ answer("laundered", grads=laundered)
 """
 
 
-@pytest.mark.parametrize("profile", ["compiled", "python"])
+@pytest.mark.parametrize("profile", ["compiled"])
 def test_torchs_own_import_statement_with_the_students_spec(tmp_path, profile):
     found = run(tmp_path, TORCH_IMPORT_STATEMENT, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
