@@ -573,12 +573,11 @@ def install(fifo_path: str, targets: list[dict]) -> None:
 
 
 def _import_system(library: tuple[str, ...]) -> tuple:
-    """``(codes, find_and_load, builtins, roots, as_installed, loaders)``: the code objects of
-    the import system (by identity: importlib's frozen modules and
-    ``importlib.import_module``), the code of ``_find_and_load`` (where every import starts),
-    the real builtins, the entries of the import path that are the installation's, longest
-    first (:func:`_package_of`), a copy of the builtins as they are now (the student may
-    swap one later) and the import system's own loaders of files."""
+    """``(codes, find_and_load, builtins, roots, loaders)``: the code objects of the import
+    system (by identity: importlib's frozen modules and ``importlib.import_module``), the
+    code of ``_find_and_load`` (where every import starts), the real builtins, the entries of
+    the import path that are the installation's, longest first (:func:`_package_of`), and
+    the import system's own loaders of files."""
     import builtins
     import importlib
     import importlib.machinery
@@ -597,8 +596,7 @@ def _import_system(library: tuple[str, ...]) -> tuple:
     roots = tuple(sorted((root for root in _folders(sys.path) if _named_under(root, library)),
                          key=len, reverse=True))
     loaders = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
-    return (codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots,
-            dict(vars(builtins)), loaders)
+    return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots, loaders
 
 
 def _compiled():
@@ -1042,8 +1040,7 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
     library's own doing:
 
     * run by the import system (``_find_and_load`` above it, through the import system's
-      frames only), with the real builtins, none of them swapped since the monitor was
-      installed, and a plain name;
+      frames only), with the real builtins and a plain name;
     * the module the import system would make for that file: the name its path gives, its
       file (``__file__``) and package path (``__path__``) of plain types and in the
       installation, loaded by the import system's own loader (a finder of the student's
@@ -1057,12 +1054,13 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
     The same body run another way (``runpy``, a loader's ``exec_module`` called directly,
     an ``import`` in student code) is walked through like any library frame: the student
     may have planted what it calls (its builtins, its globals, a module it imports, an
-    attribute of a module it calls)."""
-    codes, find_and_load, builtins, _, as_installed, _ = s.import_system
+    attribute of a module it calls). All this is read when a walk meets the body: what a
+    chain of C callables changes while the import runs and puts back before the forbidden
+    call is not seen (README known limits; red team 13b)."""
+    codes, find_and_load, builtins, _, _ = s.import_system
     names = body.f_globals
     if (body.f_builtins is not builtins or _type(names) is not _dict
             or _type(_get(names, "__name__")) is not _str
-            or not _builtins_as_installed(builtins, as_installed)
             or not _made_by_the_import_system(names, body.f_code.co_filename, s)):
         return False
     frame, found, depth = body.f_back, False, 0
@@ -1078,28 +1076,7 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
                                                                           s) != "")
 
 
-# Builtins that IPython adds while a cell runs (its builtin trap), after the monitor's copy.
-_IPYTHON_BUILTINS = frozenset({"get_ipython", "exit", "quit", "display", "__IPYTHON__",
-                               "dreload", "_", "__", "___"})
 _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
-
-
-def _builtins_as_installed(current, copy, _type=type, _str=str, _get=dict.get,
-                           _missing=object()) -> bool:
-    """Whether every builtin is the one the monitor found at install, or one IPython adds."""
-    for key, value in _dict_items(current):
-        if _type(key) is not _str:   # its __hash__ or __eq__ would be the student's code
-            return False
-        known = _get(copy, key, _missing)
-        if known is _missing:
-            if key not in _IPYTHON_BUILTINS:
-                return False
-        elif known is not value:
-            return False
-    return True
-
-
-_dict_items = dict.items
 
 
 def _made_by_the_import_system(names, filename, s, _type=type, _str=str, _list=list,
@@ -1107,7 +1084,7 @@ def _made_by_the_import_system(names, filename, s, _type=type, _str=str, _list=l
     """Whether a module's globals are what the import system puts there for ``filename``:
     its name (from the path), an exact ``str`` file that is the body's, an exact list of
     installation folders as its path (a package), and the import system's own loader."""
-    loaders, file = s.import_system[5], _get(names, "__file__")
+    loaders, file = s.import_system[4], _get(names, "__file__")
     if (_type(file) is not _str or _type(filename) is not _str or not _str.__eq__(file, filename)
             or _type(_get(names, "__loader__")) not in loaders
             or _module_name_of(filename, s) != _get(names, "__name__")):
