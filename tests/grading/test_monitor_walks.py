@@ -101,3 +101,24 @@ def test_a_library_generator_advanced_by_student_code_then_by_the_library_is_cha
         libgen.first_use("resume")
     ''')
     assert calls == ["libgen.forbidden from /home/student/lab.py"]
+
+
+def test_a_librarys_own_import_stays_its_own_with_a_builtin_that_ipykernel_swaps(tmp_path):
+    # A grading kernel is ipykernel's, which sets builtins.input to its own bound method for
+    # every cell it runs (the grader's drive included): a rule that wanted the builtins as they
+    # were at install charged every library's own lazy import to the student (red team 13b).
+    calls = _reports(tmp_path, '''
+        import builtins, time
+
+        class Kernel:                     # as ipykernel's IPythonKernel._forward_input does
+            def raw_input(self, prompt=""):
+                raise RuntimeError("no stdin")
+
+        builtins.input = Kernel().raw_input
+        import libgen
+        libgen.SHARED = libgen.steps()
+        next(libgen.SHARED)
+        time.sleep(0.01)  # past the monitor's once-per-5-ms limit on repeated reports
+        libgen.first_use("resume")
+    ''')
+    assert calls == ["libgen.forbidden from /home/student/lab.py"]
