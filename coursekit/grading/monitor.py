@@ -1260,12 +1260,14 @@ def _request_check(request, _type=type, _str=str, _scan=_json.scanstring) -> str
 
 
 def _runs_student_code(thread, s) -> bool:
-    """Whether a thread runs student code of its own: its target, or its class's ``run``."""
+    """Whether a thread runs student code of its own: its target, or its class's ``run``,
+    whatever wraps them (a partial, a bound method, an object of the student's: the functions
+    they are made of, read without running any of the student's code)."""
     target = _instance_dict(thread).get("_target")
     run = _DICT_OF_TYPE(type(thread)).get("run") if type(thread) is not threading.Thread \
         else None
     return any(type(f) is _FUNCTION and _code_info(_CODE_OF(f), s=s)[1] is STUDENT
-               for f in (target, run))
+               for f in _functions_of([f for f in (target, run) if f is not None]))
 
 
 def _is_alive(thread) -> bool:

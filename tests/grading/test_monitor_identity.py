@@ -495,7 +495,7 @@ def served(x, y, w1, w2):
 
 
 if STUDENTS_OWN:
-    threading.Thread(target=_server, daemon=True).start()
+    threading.Thread(target=TARGET(_server), daemon=True).start()
     answer("served by a thread of the student's started earlier", grads=served)
     raise SystemExit
 
@@ -514,10 +514,14 @@ answer("served by a library's thread started earlier", grads=pooled)
 '''
 
 
-def test_a_thread_running_student_code_during_the_check_is_charged(tmp_path):
+@pytest.mark.parametrize("target", ["_server", "functools.partial(_server)"])
+def test_a_thread_running_student_code_during_the_check_is_charged(tmp_path, target):
     """The engine watch follows the thread that drives the check (torch's profiler is
-    enabled per thread): a thread of the student's own still running then fails closed."""
-    found = run(tmp_path, "STUDENTS_OWN = True\n" + EARLIER_THREAD, [E4])
+    enabled per thread): a thread of the student's own still running then fails closed,
+    whatever wraps its function (red team 13b: a partial once hid it)."""
+    wrap = "lambda f: f" if target == "_server" else "functools.partial"
+    found = run(tmp_path, f"import functools\nSTUDENTS_OWN = True\nTARGET = {wrap}\n"
+                + EARLIER_THREAD, [E4])
     charged = found.charged("served by a thread of the student's started earlier")
     assert ENGINE in charged, found.reports
 
