@@ -17,7 +17,7 @@ import pytest
 
 from monitor_harness import run
 from test_monitor_identity import E4, E4_ANSWER
-from test_monitor_same_package import fraction
+from test_monitor_same_package import PLUGIN, fraction
 
 pytestmark = pytest.mark.slow
 torch = pytest.importorskip("torch")
@@ -34,15 +34,7 @@ import torch
 from coursekit.grading import grade
 
 warnings.simplefilter("ignore")
-os.makedirs("laundry-1.0.dist-info", exist_ok=True)
-with open("laundry-1.0.dist-info/METADATA", "w") as handle:
-    handle.write("Metadata-Version: 2.1\\nName: laundry\\nVersion: 1.0\\n")
-with open("laundry-1.0.dist-info/entry_points.txt", "w") as handle:
-    handle.write("[torchrun.handlers]\\nlaundry = laundry_plugin:handler\\n")
-with open("laundry_plugin.py", "w") as handle:
-    handle.write("handler = None\\n")
-sys.path.insert(0, os.getcwd())
-import laundry_plugin
+""" + PLUGIN + """
 
 NAME = "torch.distributed.elastic.rendezvous"
 LAZY = "torch._linalg_utils"                # what Tensor.solve imports by an import statement
@@ -92,15 +84,7 @@ import torch._linalg_utils
 from coursekit.grading import grade
 
 warnings.simplefilter("ignore")
-os.makedirs("laundry-1.0.dist-info", exist_ok=True)
-with open("laundry-1.0.dist-info/METADATA", "w") as handle:
-    handle.write("Metadata-Version: 2.1\\nName: laundry\\nVersion: 1.0\\n")
-with open("laundry-1.0.dist-info/entry_points.txt", "w") as handle:
-    handle.write("[torchrun.handlers]\\nlaundry = laundry_plugin:handler\\n")
-with open("laundry_plugin.py", "w") as handle:
-    handle.write("handler = None\\n")
-sys.path.insert(0, os.getcwd())
-import laundry_plugin
+""" + PLUGIN + """
 
 NAME = "torch.distributed.elastic.rendezvous"
 LAZY = sys.modules["torch._linalg_utils"]          # Tensor.solve imports it by a statement

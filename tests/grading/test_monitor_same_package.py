@@ -226,6 +226,21 @@ def test_torch_loading_a_real_torch_module_with_the_students_spec(tmp_path, prof
     assert "torch.autograd.grad" in found.charged("laundered"), found.reports
 
 
+# A distribution in the student's folder (on sys.path, as a notebook's folder is) whose
+# entry point in the group "torchrun.handlers" is laundry_plugin.handler.
+PLUGIN = """
+os.makedirs("laundry-1.0.dist-info", exist_ok=True)
+with open("laundry-1.0.dist-info/METADATA", "w") as handle:
+    handle.write("Metadata-Version: 2.1\\nName: laundry\\nVersion: 1.0\\n")
+with open("laundry-1.0.dist-info/entry_points.txt", "w") as handle:
+    handle.write("[torchrun.handlers]\\nlaundry = laundry_plugin:handler\\n")
+with open("laundry_plugin.py", "w") as handle:
+    handle.write("handler = None\\n")
+sys.path.insert(0, os.getcwd())
+import laundry_plugin
+"""
+
+
 # No finder or loader of the student's, nothing shadowed: a torch module imported by torch's
 # own code under its real name, whose body discovers plugins (entry points of the group
 # "torchrun.handlers") and calls each one's object: a distribution's metadata in the student's
@@ -237,15 +252,7 @@ import torch
 from coursekit.grading import grade
 
 warnings.simplefilter("ignore")
-os.makedirs("laundry-1.0.dist-info", exist_ok=True)
-with open("laundry-1.0.dist-info/METADATA", "w") as handle:
-    handle.write("Metadata-Version: 2.1\\nName: laundry\\nVersion: 1.0\\n")
-with open("laundry-1.0.dist-info/entry_points.txt", "w") as handle:
-    handle.write("[torchrun.handlers]\\nlaundry = laundry_plugin:handler\\n")
-with open("laundry_plugin.py", "w") as handle:
-    handle.write("handler = None\\n")
-sys.path.insert(0, os.getcwd())
-import laundry_plugin
+""" + PLUGIN + """
 
 NAME = "torch.distributed.elastic.rendezvous"
 LEGACY = ("c" + NAME + "\\nRendezvousHandler\\n.").encode()   # a pickle naming the module
