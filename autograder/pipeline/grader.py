@@ -1,6 +1,6 @@
 """One submission through the grading pipeline (:class:`Grader`): assemble the hand-in with
 the instructor's cells → run it under the monitor in a sandboxed (or forked) kernel
-(:mod:`coursekit.notebook.monitored_run`) → judge every check → annotate the graded notebook
+(:mod:`coursekit.notebook.run_plan`) → judge every check → annotate the graded notebook
 → one :class:`~autograder.pipeline.gradebook.Outcome`. A class run
 (:mod:`autograder.pipeline.autograde`) and a cluster worker
 (:mod:`autograder.pipeline.cluster`) call it.
@@ -35,8 +35,10 @@ from coursekit.notebook import kernels, monitoring
 from coursekit.notebook.assemble import (Assembled, assemble, release_cell_ids,
                                          release_code_sources)
 from coursekit.notebook.cells import ANSWER, CHECKS, LabNotebook
+from coursekit.notebook.drive import ChecksToDrive
 from coursekit.notebook.execute import CellStatus
-from coursekit.notebook.monitored_run import RunPlan, run_monitored
+from coursekit.notebook.monitored_run import run_monitored
+from coursekit.notebook.run_plan import KernelSettings, RunPlan
 from coursekit.notebook.score import score_notebook
 
 FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
@@ -177,9 +179,10 @@ class Grader:
         plan = RunPlan(assembled.nb,
                        frozenset() if self.all_cells
                        else frozenset(assembled.exploration_cells(context.release_ids)),
-                       _calls_at(context.source, assembled), seed_of, context.targets,
-                       tuple(self.course.check_path), context.source.setup_imports,
-                       tuple(context.source.check_names), cell_timeout, time_limit, memory_mb)
+                       _checks_at(context.source, assembled), seed_of)
+        kernel = KernelSettings(context.targets, tuple(self.course.check_path),
+                                context.source.setup_imports, tuple(context.source.check_names),
+                                cell_timeout, time_limit, memory_mb)
         try:
             outcome.reasons += await asyncio.to_thread(graded_folder.prepare, rundir,
                                                        sub.folder, sub.path)
@@ -188,7 +191,7 @@ class Grader:
                   if zygote is not None else
                   sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
                                          status=self.status, limits=limits))
-            ran = await run_monitored(plan, km, cwd=rundir, env=self.kernel_env(runtime),
+            ran = await run_monitored(plan, kernel, km, cwd=rundir, env=self.kernel_env(runtime),
                                       runtime=runtime)
         finally:
             try:
@@ -212,8 +215,8 @@ class Grader:
                 outcome.reasons.append(f"the answer in {placed.label} raised {run.raised}")
         outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
                                        forbidden=ran.forbidden)
-        annotate(assembled, outcome.cells, execution.drives)
-        await asyncio.to_thread(graded_folder.place_notebook, assembled.nb, workdir,
+        annotated = annotate(ran.notebook, assembled, outcome.cells, execution.drives)
+        await asyncio.to_thread(graded_folder.place_notebook, annotated, workdir,
                                 context.lab.notebook)
         for cell in outcome.cells:
             for check in cell.checks:
@@ -222,13 +225,14 @@ class Grader:
         return outcome
 
 
-def _calls_at(source: LabNotebook, assembled: Assembled) -> dict[int, list]:
-    """``{index in the assembled notebook: grade calls}`` of every checks cell present."""
+def _checks_at(source: LabNotebook, assembled: Assembled) -> dict[int, ChecksToDrive]:
+    """``{index in the assembled notebook: its grade calls}`` of every checks cell present,
+    its drives kept under its grade id (a grade id is present once: see assemble)."""
     found = {}
     for cell in source.with_role(CHECKS):
         index = assembled.index_of(cell.grade_id)
         if index is not None:
-            found[index] = cell.calls
+            found[index] = ChecksToDrive(cell.grade_id, tuple(cell.calls))
     return found
 
 

@@ -30,14 +30,28 @@ def register(check_name: str, hidden: bool, impl: Any) -> None:
     _REGISTERED.setdefault((check_name, bool(hidden)), []).append(impl)
 
 
+def registered(check_name: str, hidden: bool, from_end: int) -> Any:
+    """The object registered for a check, counted from the latest (``from_end`` 1); raises
+    LookupError when there is none."""
+    slots = _REGISTERED.get((check_name, bool(hidden)), [])
+    if not 0 < from_end <= len(slots):
+        raise LookupError(f"no object registered for {check_name} (from the end: {from_end})")
+    return slots[-from_end]
+
+
+def forget() -> None:
+    """Drop every registration: a run in this process starts with none (a kernel starts
+    with none as it starts)."""
+    _REGISTERED.clear()
+
+
 def drive(request: str) -> None:
     """Run one check on a registered object against the grader's tape (see module docstring)."""
     message = json.loads(request)
     ticket = message["ticket"]
-    key = (message["check"], bool(message["hidden"]))
-    slots = _REGISTERED.get(key, [])
-    from_end = int(message["from_end"])
-    if not 0 < from_end <= len(slots):
+    try:
+        impl = registered(message["check"], message["hidden"], int(message["from_end"]))
+    except LookupError:
         _publish({"ticket": ticket, "missing": True})
         return
 
@@ -55,7 +69,7 @@ def drive(request: str) -> None:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        run_program(get_check(message["check"]), slots[-from_end],
+        run_program(get_check(message["check"]), impl,
                     rng=TapeRng(load(message["tape"])), on_observation=publish)
     finally:
         if collecting:

@@ -41,8 +41,11 @@ class Placed:
         return f"{where} ({self.grade_id})" if self.grade_id else where
 
 
-@dataclass
+@dataclass(frozen=True)
 class Assembled:
+    """The notebook to grade (``nb``: never run in place, see ``run_plan``), where each
+    of its cells came from, and what assembling it changed (``notes``, for the student)."""
+
     nb: NotebookNode
     placed: list[Placed]
     notes: list[str] = field(default_factory=list)

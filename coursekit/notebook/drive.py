@@ -24,7 +24,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Any, Callable, NamedTuple
 
 from coursekit.caps import MAX_OBSERVATIONS, MAX_PAYLOAD_CHARS, MAX_PRINTED
 from coursekit.grading import tape as tapes
@@ -194,6 +195,13 @@ async def _interrupt(km, kc, msg_id: str) -> bool:
     return False
 
 
+def from_end(calls: list[GradeCall], call: GradeCall) -> int:
+    """Which of the objects registered for ``call``'s check it drives, counted from the
+    latest (1): the checks cell's calls of one check register in order."""
+    same_key = [c for c in calls if c.key == call.key]
+    return len(same_key) - same_key.index(call)
+
+
 async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str, bool], int],
                      per_call: float, remaining: float) -> list[Drive]:
     """Drive every call of one checks cell, in order, right after the cell ran.
@@ -209,7 +217,6 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        same_key = [c for c in calls if c.key == call.key]
         try:
             # Off the event loop, which meanwhile reads every other kernel's messages (a
             # kernel whose messages wait unread past the socket's queue loses them), one
@@ -218,8 +225,7 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
                 _REFERENCES, prepare, call, seed_of(call.check, call.hidden))
         except Exception:  # noqa: BLE001 — a broken check: the scorer reports it, others go on
             continue
-        drive = await drive_call(client, km, drive, len(same_key) - same_key.index(call),
-                                 min(per_call, left))
+        drive = await drive_call(client, km, drive, from_end(calls, call), min(per_call, left))
         drives.append(drive)
         if drive.status == DriveStatus.DEAD:
             break
@@ -227,18 +233,27 @@ async def drive_cell(client, km, calls: list[GradeCall], seed_of: Callable[[str,
     return drives
 
 
-def checks_driver(calls_at: dict[int, list[GradeCall]], seed_of: Callable[[str, bool], int],
+class ChecksToDrive(NamedTuple):
+    """A checks cell's calls to drive once it has run, and the key its drives are kept under
+    (``Execution.drives``): its grade id."""
+
+    key: str
+    calls: tuple[GradeCall, ...]
+
+
+def checks_driver(checks_at: Mapping[int, ChecksToDrive], seed_of: Callable[[str, bool], int],
                   per_call: float):
-    """The ``after_cell`` hook of :func:`coursekit.notebook.execute.run_notebook`: after each checks
-    cell (``calls_at``: cell index -> its calls, read from the instructor's source), drive that
-    cell's calls."""
+    """The ``after_cell`` hook of :func:`coursekit.notebook.execute.run_notebook`: after each
+    checks cell (``checks_at``: cell index -> its calls, read from the instructor's source),
+    drive that cell's calls."""
 
     async def after_cell(client, km, index: int, remaining: float):
-        if index not in calls_at:
-            return None, ""
-        drives = await drive_cell(client, km, calls_at[index], seed_of, per_call, remaining)
+        if index not in checks_at:
+            return None, [], ""
+        key, calls = checks_at[index]
+        drives = await drive_cell(client, km, list(calls), seed_of, per_call, remaining)
         dead = next((d.note for d in drives if d.status == DriveStatus.DEAD), "")
-        return drives, dead
+        return key, drives, dead
     return after_cell
 
 

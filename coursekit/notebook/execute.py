@@ -84,7 +84,7 @@ class Execution:
     cells: dict[int, CellRun] = field(default_factory=dict)
     stopped: str = ""
     seconds: float = 0.0
-    drives: dict[int, list] = field(default_factory=dict)  # checks cell -> driven calls
+    drives: dict[str, list] = field(default_factory=dict)  # checks cell's key -> driven calls
 
     def problems(self) -> list[str]:
         """Notes worth telling the student, in cell order (timeouts, memory, the stop)."""
@@ -252,8 +252,8 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
         on_cell: optional callback ``(index)`` before each cell (progress, tests).
         after_cell: optional coroutine ``(client, km, index, seconds left)`` awaited after
             each cell the kernel survived (the grader drives the checks of a checks cell
-            there). It returns ``(drives, note)``: drives, if any, are kept in
-            ``Execution.drives[index]``; a note says the kernel died meanwhile.
+            there). It returns ``(key, drives, note)``: drives, if ``key`` is not None, are
+            kept in ``Execution.drives[key]``; a note says the kernel died meanwhile.
     """
     started = time.monotonic()
     execution = Execution()
@@ -293,10 +293,10 @@ async def run_notebook(nb: NotebookNode, km, *, cwd: Path, env: dict[str, str],
                                   time_limit, memory_mb)
             execution.cells[index] = run
             if run.status not in (CellStatus.KILLED, CellStatus.DEAD) and after_cell is not None:
-                drives, note = await after_cell(client, km, index,
-                                                time_limit - (time.monotonic() - started))
-                if drives is not None:
-                    execution.drives[index] = drives
+                key, drives, note = await after_cell(client, km, index,
+                                                     time_limit - (time.monotonic() - started))
+                if key is not None:
+                    execution.drives[key] = drives
                 if note:
                     run.status, run.note = CellStatus.DEAD, note
             if reconnect.resets > resets and run.status not in (CellStatus.KILLED, CellStatus.DEAD):

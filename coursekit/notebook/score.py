@@ -233,8 +233,8 @@ def score_notebook(source: LabNotebook, assembled: Assembled | None,
                                     note="graded by hand"))
         elif cell.role == CHECKS:
             index = assembled.index_of(cell.grade_id) if assembled is not None else None
-            drives = (execution.drives.get(index) if execution is not None and index is not None
-                      else None)
+            drives = (execution.drives.get(cell.grade_id)
+                      if execution is not None and index is not None else None)
             scores.append(score_checks_cell(
                 cell, drives, seed_of=seed_of,
                 reason_if_missing=zero_reason or missing_reason(execution, index),

@@ -20,9 +20,11 @@ from coursekit.grading.seeds import public_seed
 
 from . import cells as lab_cells
 from . import kernels, monitoring
-from .cells import ANSWER, CHECKS, PLAIN, WRITTEN
+from .cells import ANSWER, CHECKS, PLAIN, WRITTEN, LabNotebook
+from .drive import ChecksToDrive
 from .execute import CellStatus
-from .monitored_run import RunPlan, run_monitored
+from .monitored_run import run_monitored
+from .run_plan import KernelSettings, RunPlan
 from ..course import Course, Lab, ManifestError, find_root, load_course
 from .score import CellScore, delegation, explain_dependencies, missing_reason, score_checks_cell
 
@@ -124,6 +126,17 @@ def _release_sources(course: Course | None, lab: Lab | None) -> set[str]:
     return {c.source.strip() for c in release.cells} | {"YOUR ANSWER HERE"}
 
 
+def _drive_keys(notebook: LabNotebook) -> dict[int, str]:
+    """The key each checks cell's drives are kept under: its grade id, and for a copy of a
+    checks cell (a student's notebook, not assembled, may hold two) its cell number too."""
+    keys: dict[int, str] = {}
+    for cell in notebook.with_role(CHECKS):
+        key = cell.grade_id or ""
+        keys[cell.index] = (key if key not in keys.values()
+                            else f"{key} (cell {cell.index + 1})")
+    return keys
+
+
 class KernelUnavailable(RuntimeError):
     """The notebook's kernel cannot be started where it must run: the message says why."""
 
@@ -184,17 +197,19 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
     # does): never code from the notebook being validated, which may be anybody's.
     release = (lab_cells.load(course.release_notebook(lab))
                if course is not None and lab is not None else None)
-    visible = {c.index: [call for call in c.calls if not call.hidden]
+    keys = _drive_keys(notebook)
+    visible = {c.index: ChecksToDrive(keys[c.index], tuple(call for call in c.calls
+                                                           if not call.hidden))
                for c in notebook.cells if c.role == CHECKS}
-    checks = [call.check for calls in visible.values() for call in calls]
-    plan = RunPlan(nb, frozenset(skip), visible, lambda name, hidden: public_seed(name),
-                   monitoring.targets(checks) if course is not None else [],
-                   tuple(course.check_path) if course else (),
-                   release.setup_imports if release else "",
-                   tuple(release.check_names) if release else (), cell_timeout, time_limit,
-                   memory)
+    checks = [call.check for planned in visible.values() for call in planned.calls]
+    plan = RunPlan(nb, frozenset(skip), visible, lambda name, hidden: public_seed(name))
+    kernel = KernelSettings(monitoring.targets(checks) if course is not None else [],
+                            tuple(course.check_path) if course else (),
+                            release.setup_imports if release else "",
+                            tuple(release.check_names) if release else (), cell_timeout,
+                            time_limit, memory)
     try:
-        ran = asyncio.run(run_monitored(plan, km, cwd=workdir, env=env, runtime=runtime))
+        ran = asyncio.run(run_monitored(plan, kernel, km, cwd=workdir, env=env, runtime=runtime))
     finally:
         kernels.remove_tree(runtime)
         place.close(workdir)
@@ -235,7 +250,7 @@ def validate(path: Path, *, timeout: float | None = None, all_cases: bool = Fals
             if (check, False) not in forbidden:
                 result.warnings.append(f"{check}: {delegation_message(found)}")
         result.cells.append(score_checks_cell(
-            cell, execution.drives.get(cell.index), seed_of=lambda name, hidden: public_seed(name),
+            cell, execution.drives.get(keys[cell.index]), seed_of=lambda name, hidden: public_seed(name),
             reason_if_missing=missing_reason(execution, cell.index),
             forbidden=forbidden, include_hidden=False, max_failures=10**6 if all_cases else 5))
     explain_dependencies(result.cells)

@@ -4,47 +4,36 @@
 optionally, ``ALTERNATIVES`` in the same form: right answers written differently from the
 solution, which must keep full marks.
 For each answer cell, the harness replaces it by the solution, the release stub, and each
-mutant, and scores the checks cell that covers it — in this process, without a kernel or the
-rest of the notebook, so the whole suite stays fast enough for CI:
-
-1. run the lab's setup cells (locked code cells without points) in a fresh namespace;
-2. run the answer cells before the checks cell, the one under test replaced;
-3. run the checks cell (hidden tests included) with ``grade`` driven as the grader drives a
-   kernel: the reference run records the tape of inputs, the program replays it on the
-   answer (:mod:`coursekit.grading.tape`), and the grader's own code scores the observations
-   (:func:`coursekit.notebook.score.score_checks_cell`). Delegation is judged by what runs, with the
-   monitor's own rule (:mod:`coursekit.grading.watch`), as in a grading kernel.
+mutant, and grades the checks cell that covers it through the grading pipeline's run step in
+this process (:mod:`coursekit.notebook.in_process_run`), without a kernel or the rest of the
+notebook, so the whole suite stays fast enough for CI: the plan runs the lab's setup cells and
+the answer cells before the checks cell, the one under test replaced, then the checks cell,
+whose calls are driven as a kernel's are (the reference run records the tape of inputs, the
+program replays it on the answer); the grader's own code scores the observations
+(:func:`coursekit.notebook.score.score_checks_cell`). Delegation is judged by what runs, with
+the monitor's own rule (:mod:`coursekit.grading.watch`), as in a grading kernel.
 
 A mutant is *killed* when it loses points. ``python -m tooling.mutants`` prints the kill
 rate per lab.
 """
 from __future__ import annotations
 
-import contextlib
+import copy
 import importlib.util
-import io
-import json
-import linecache
 import os
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.grading.watch import reason as delegation_reason
-from coursekit.grading.watch import watching
-from coursekit.grading.program import get_check, run_program
-from coursekit.grading.seeds import hidden_seed, public_seed
-from coursekit.grading import tape as tapes
-from coursekit.grading.tape import TapeRng
-from coursekit.grading.verdict import observed, reference_run
-from coursekit.grading.warm import warm_up_for
-
-from coursekit.notebook import cells as lab_cells
-from coursekit.notebook.cells import ANSWER, CHECKS, SETUP, GradeCall, LabCell
-from coursekit.notebook.drive import Drive, DriveStatus
-from coursekit.course import Course, Lab, load_course
 from autograder.publish.release import release_notebook
+from coursekit.course import Course, Lab, load_course
+from coursekit.grading.seeds import hidden_seed, public_seed
+from coursekit.grading.verdict import reference_run
+from coursekit.notebook import cells as lab_cells
+from coursekit.notebook.cells import ANSWER, CHECKS, SETUP, LabCell
+from coursekit.notebook.drive import ChecksToDrive, Drive
+from coursekit.notebook.in_process_run import run_in_process
+from coursekit.notebook.run_plan import RunPlan
 from coursekit.notebook.score import CellScore, score_checks_cell
 
 MUTANT_SECRET = "mutant-suite"  # hidden seeds of the suite: fixed, so a run is reproducible
@@ -64,20 +53,6 @@ def load_mutants(path: Path, kind: str = "MUTANTS") -> dict[str, list[tuple[str,
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return dict(getattr(module, kind, {}))
-
-
-def _python(source: str) -> str:
-    """Cell source as plain Python (``%magics`` and ``!shell`` lines transformed)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-    return TransformerManager().transform_cell(source)
-
-
-def _run_cell(source: str, filename: str, namespace: dict) -> None:
-    """Run a cell as IPython does: its lines in linecache, so that ``inspect.getsource`` finds
-    the cell's functions (``torch.jit.script`` compiles from their source)."""
-    text = _python(source)
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    exec(compile(text, filename, "exec"), namespace)
 
 
 @dataclass
@@ -106,7 +81,6 @@ class Harness:
         self.course, self.lab, self.secret = course, lab, secret
         self.source = lab_cells.load(course.source_notebook(lab))
         self.release = lab_cells.split(release_notebook(course, lab, self.source.nb))
-        self.setup = [c for c in self.source.cells if c.role == SETUP]
 
     @property
     def answers(self) -> list[LabCell]:
@@ -137,23 +111,21 @@ class Harness:
     def drive(self, answer_id: str, code: str) -> tuple[LabCell, list[Drive], dict]:
         """The checks cell run with ``answer_id`` answered by ``code``: the cell, what each of
         its ``grade(...)`` calls observed, and the calls that used a forbidden capability."""
+        ran = run_in_process(self.plan(answer_id, code), reference=self._reference_run)
         checks = self.checks_of(answer_id)
-        namespace: dict = {"__name__": "__main__"}
-        earlier = [a for a in self.answers if a.index < checks.index]
-        drives: list[Drive] = []
-        delegated: dict = {}
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()), self._driving(drives, delegated):
-            warnings.simplefilter("ignore")
-            for cell in self.setup:
-                _run_cell(cell.source, f"<setup {cell.grade_id}>", namespace)
-            for cell in earlier + [checks]:
-                text = code if cell.grade_id == answer_id else cell.source
-                try:
-                    _run_cell(text, f"<{cell.role} {cell.grade_id}>", namespace)
-                except Exception:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
-                    pass
-        return checks, drives, delegated
+        return checks, ran.execution.drives.get(checks.grade_id, []), ran.forbidden
+
+    def plan(self, answer_id: str, code: str) -> RunPlan:
+        """The source notebook with ``answer_id`` answered by ``code``, run up to the checks
+        cell that covers it: the setup cells and the answer cells before it."""
+        checks = self.checks_of(answer_id)
+        nb = copy.deepcopy(self.source.nb)
+        nb.cells[self.source.by_id()[answer_id].index].source = code
+        ran = {c.index for c in self.source.cells
+               if c.index < checks.index and c.role in (SETUP, ANSWER)} | {checks.index}
+        return RunPlan(nb, frozenset(range(len(nb.cells))) - ran,
+                       {checks.index: ChecksToDrive(checks.grade_id, tuple(checks.calls))},
+                       self.seed)
 
     def _reference_run(self, check_name: str, seed: int) -> tuple:
         """The reference's run on ``seed``, kept for every variant this harness scores: the
@@ -168,38 +140,6 @@ class Harness:
 
     def seed(self, check: str, hidden: bool) -> int:
         return hidden_seed(check, self.secret, "mutant") if hidden else public_seed(check)
-
-    @contextlib.contextmanager
-    def _driving(self, drives: list[Drive], delegated: dict):
-        """Make ``grade(...)`` drive the answer as the grader drives a kernel, into ``drives``.
-
-        The checks cell (and any setup cell) gets ``grade`` from ``coursekit.grading``; for
-        the duration, that name runs the reference with a recording generator, replays the
-        tape on the answer, and keeps both sides for the scorer.
-        """
-        import coursekit.grading as grading
-
-        def drive(check_name, impl, *, hidden=False):
-            seed = self.seed(check_name, hidden)
-            expected, tape = self._reference_run(check_name, seed)
-            # Through JSON, as the tape travels to a grading kernel.
-            sent = tapes.load(json.loads(json.dumps(tapes.dump(tape))))
-            check = get_check(check_name)
-            warm_up_for(check)   # as a grading kernel does before its monitor
-            with watching(check.forbid, impl) as seen:  # the monitor's rule, in-process
-                observations = run_program(check, impl, rng=TapeRng(sent))
-            if seen:
-                delegated[(check_name, hidden)] = delegation_reason(seen)
-            drives.append(Drive(GradeCall(check_name, hidden, 0), seed, expected=expected,
-                                observed=[(o.label, observed(o.value, o.error))
-                                          for o in observations], status=DriveStatus.DONE))
-
-        original = grading.grade
-        grading.grade = drive
-        try:
-            yield
-        finally:
-            grading.grade = original
 
 
 def run_lab(course: Course, lab: Lab) -> list[MutantResult]:
