@@ -86,17 +86,23 @@ def _grade_mode():
             os.environ[MODE_ENV] = before
 
 
-def _run_cell(cell, index: int, namespace: dict) -> CellRun:
-    """One cell, as IPython runs it; what it raises is the cell's outcome, as in a kernel."""
+def run_source(source: str, filename: str, namespace: dict) -> None:
+    """Run a cell's source in ``namespace`` as IPython does: ``%magics`` and ``!shell`` lines
+    transformed, its lines in linecache under ``filename``. Raises what the cell raises."""
     from IPython.core.inputtransformer2 import TransformerManager
 
+    text = TransformerManager().transform_cell(source)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)
+
+
+def _run_cell(cell, index: int, namespace: dict) -> CellRun:
+    """One cell, as IPython runs it; what it raises is the cell's outcome, as in a kernel."""
     grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
     filename = f"<{role_of(cell)} {grade_id}>" if grade_id else f"<cell {index + 1}>"
     began = time.monotonic()
     try:
-        text = TransformerManager().transform_cell(cell.source)
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        exec(compile(text, filename, "exec"), namespace)
+        run_source(cell.source, filename, namespace)
     except Exception as error:  # noqa: BLE001 — a broken answer is an outcome, as in a kernel
         return CellRun(index, CellStatus.ERROR, time.monotonic() - began,
                        type(error).__name__, str(error), label=filename)

@@ -65,7 +65,7 @@ CARRIED = (
     "rpds-py", "traitlets", "jupyter-core", "platformdirs",
     # imported by coursekit.notebook.execute at module level (kernels: never started here)
     "nbclient", "jupyter-client", "pyzmq", "tornado",
-    # IPython's input transformer (tooling.mutants._python) and IPython.display
+    # IPython's input transformer (coursekit.notebook.in_process_run) and IPython.display
     # (coursekit.viz): IPython 9 imports its terminal, completer and traceback packages
     # (prompt_toolkit, jedi, stack_data) lazily, and neither path reaches them
     "ipython",

@@ -102,7 +102,7 @@ def _close_figures() -> None:
 
 def run_notebook(notebook: Any, device: str, log: Any) -> dict[str, Any]:
     """Every code cell of ``notebook`` (a ``LabNotebook``) in order, on ``device``."""
-    from tooling.mutants import _run_cell
+    from coursekit.notebook.in_process_run import run_source
 
     os.environ["COURSEKIT_DEVICE"] = device
     namespace: dict[str, Any] = {"__name__": "__main__"}
@@ -117,7 +117,7 @@ def run_notebook(notebook: Any, device: str, log: Any) -> dict[str, Any]:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                _run_cell(cell.source, f"<cell {cell.index}>", namespace)
+                run_source(cell.source, f"<cell {cell.index}>", namespace)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 — a failing cell (even sys.exit) is the outcome
