@@ -18,6 +18,7 @@ Ordering rules that matter:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import sys
 import time
@@ -93,7 +94,8 @@ def _hash_or_nothing(sub: Submission, lab_print: str) -> str:
 
 async def grade_all(grader: Grader, submissions: list[Submission],
                     contexts: dict[str, LabContext], *, jobs: int, on_done=None) -> list[Outcome]:
-    """Grade ``submissions`` with at most ``jobs`` kernels at a time, in one event loop.
+    """Grade ``submissions`` with at most ``jobs`` kernels at a time, in one event loop;
+    ``on_done`` stores each outcome as it is made and returns it as stored.
 
     With ``grader.fork_kernels``, each kernel is forked from a pre-warmed one
     (:mod:`.forked`); room for two labs' worth of them, so a class's labs can follow one
@@ -107,12 +109,12 @@ async def grade_all(grader: Grader, submissions: list[Submission],
             outcome = await grader.grade(sub, contexts[sub.lab])
         if on_done is not None:
             try:
-                on_done(outcome)
+                outcome = on_done(outcome)
             except Exception as error:  # noqa: BLE001 — gather would drop the whole class
                 from coursekit.notebook.safe_text import failure
-                outcome.status = OutcomeStatus.ERROR
-                outcome.reasons.append(f"the grader failed after grading this submission "
-                                       f"({failure(error)})")
+                outcome = outcome.with_reason(f"the grader failed after grading this "
+                                              f"submission ({failure(error)})",
+                                              status=OutcomeStatus.ERROR)
         return outcome
 
     try:
@@ -189,30 +191,30 @@ def autograde(course: Course, *, labs: list[str] | None = None,
         bar = tqdm(total=len(submissions), desc="grading", unit="notebook",
                    disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
-        def done(outcome: Outcome) -> None:
-            import dataclasses
-
+        def done(outcome: Outcome) -> Outcome:
+            """The class run's part of ``outcome`` (its run, the hand-in's hash and time, the
+            roster), stored; returns the outcome as stored."""
             from coursekit.notebook.safe_text import failure, printable
-            outcome.reasons = [printable(reason) for reason in outcome.reasons]  # printed too
-            outcome.run_id = run_id
-            outcome.submission_hash = hashes.get((outcome.student, outcome.lab), "")
-            outcome.submitted_at = submitted_at(submitted_dir or course.submitted_dir,
-                                                outcome.student, outcome.lab)
+            outcome = dataclasses.replace(
+                outcome, reasons=tuple(printable(reason) for reason in outcome.reasons),
+                run_id=run_id, submission_hash=hashes.get((outcome.student, outcome.lab), ""),
+                submitted_at=submitted_at(submitted_dir or course.submitted_dir,
+                                          outcome.student, outcome.lab))
             if on_roster is not None and outcome.student not in on_roster:
-                outcome.flagged = True
-                outcome.status = OutcomeStatus.FLAGGED if outcome.status == OutcomeStatus.GRADED else outcome.status
-                outcome.reasons.append(NOT_ON_ROSTER.format(student=outcome.student))
+                outcome = outcome.with_reason(
+                    NOT_ON_ROSTER.format(student=outcome.student), flagged=True,
+                    status=(OutcomeStatus.FLAGGED if outcome.status == OutcomeStatus.GRADED
+                            else outcome.status))
             try:
                 gb.record(gradebook, outcome)
             except Exception as error:  # noqa: BLE001 — store at least the outcome and why
-                outcome.status = OutcomeStatus.ERROR
-                outcome.reasons.append(
+                outcome = outcome.with_reason(
                     f"the grade could not be stored ({failure(error)}): a problem of the "
                     f"grader; regrade with `coursekit autograde --student {outcome.student} "
-                    f"--lab {outcome.lab}`")
-                outcome.cells = [dataclasses.replace(cell, checks=[], note="",
-                                                     score=None if cell.score is None else 0.0)
-                                 for cell in outcome.cells]
+                    f"--lab {outcome.lab}`", status=OutcomeStatus.ERROR,
+                    cells=tuple(dataclasses.replace(cell, checks=[], note="",
+                                                    score=None if cell.score is None else 0.0)
+                                for cell in outcome.cells))
                 try:
                     gb.record(gradebook, outcome)
                 except Exception as again:  # noqa: BLE001 — the class run goes on
@@ -220,6 +222,7 @@ def autograde(course: Course, *, labs: list[str] | None = None,
                         f"the gradebook: {failure(again)}")
             bar.set_postfix_str(f"{outcome.student}/{outcome.lab}", refresh=False)
             bar.update(1)
+            return outcome
 
         if cluster:
             from autograder.pipeline.cluster import grade_on_cluster

@@ -296,7 +296,7 @@ def _same(value):
 def grade_on_cluster(address: str, grader, submissions: list[Submission], contexts: dict,
                      *, on_done, no_sandbox: bool = False, log=print) -> list[Outcome]:
     """Grade ``submissions`` on the cluster at ``address``; ``on_done`` stores each outcome
-    here as it arrives (the same callback a local run uses)."""
+    here as it arrives and returns it as stored (the same callback a local run uses)."""
     # Dask logs its own reconnect attempts with tracebacks; this process says what happened in
     # one message instead (ClusterError), so the instructor sees no wall of text.
     # Dask's configuration gives some of its loggers levels of their own, and its client
@@ -349,14 +349,14 @@ def _grade_on_cluster(address: str, grader, submissions: list[Submission], conte
                         f"same command again: it grades only what is not graded yet.") from None
                 except Exception as error:  # noqa: BLE001 — KilledWorker, a lost worker
                     result = _lost(grader, sub, contexts[sub.lab], error, client, job.key)
+                outcome = result.outcome
                 if result.lost_attempts:
-                    result.outcome.reasons.append(
+                    outcome = outcome.with_reason(
                         f"graded on {result.worker} after {len(result.lost_attempts)} "
                         f"attempt(s) on {', '.join(result.lost_attempts)} were lost (the "
                         f"worker died); retried by the cluster")
                 _store_files(course, result)
-                on_done(result.outcome)
-                outcomes.append(result.outcome)
+                outcomes.append(on_done(outcome))
                 per_worker[result.worker] = per_worker.get(result.worker, 0) + 1
                 retried += bool(result.lost_attempts)
         except OSError as error:
@@ -379,15 +379,14 @@ def _lost(grader, sub: Submission, context, error: Exception, client, key: str) 
     """The submission could not be graded on the cluster: a grader error, stored to regrade."""
     from coursekit.notebook.safe_text import failure
     from coursekit.notebook.score import score_notebook
-    outcome = grader._outcome(sub, context, OutcomeStatus.ERROR)
     workers = _attempts(client, key)
     reason = (f"the cluster could not grade this submission ({failure(error)}; tried on "
               f"{', '.join(workers) or 'no worker'}): a problem of the grader, not of the work "
               f"handed in; regrade it with `coursekit autograde --student {sub.student} "
               f"--lab {sub.lab}`")
-    outcome.reasons.append(reason)
-    outcome.cells = score_notebook(context.source, None, None, seed_of=grader.seeds(),
-                                   zero_reason=reason)
     import time
-    outcome.graded_at = time.time()
+    outcome = grader._outcome(sub, context, OutcomeStatus.ERROR, reasons=(reason,),
+                              cells=score_notebook(context.source, None, None,
+                                                   seed_of=grader.seeds(), zero_reason=reason),
+                              graded_at=time.time())
     return Result(outcome, None, None, workers[-1] if workers else "no worker")

@@ -20,6 +20,7 @@ import hashlib
 import json
 import warnings
 from contextlib import contextmanager
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -102,17 +103,19 @@ class OutcomeStatus(Status):
     ERROR = "error"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """The graded result of one student × lab, as the pipeline produces and stores it."""
+    """The graded result of one student × lab, as the pipeline produces and stores it: made
+    once, when its submission is graded; a later step (the class run's roster check, a write
+    that failed) makes a new one (:meth:`with_reason`, ``dataclasses.replace``)."""
 
     student: str
     lab: str
     status: OutcomeStatus
     max_score: float
     auto_max_score: float
-    cells: list[CellScore] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
+    cells: tuple[CellScore, ...] = ()
+    reasons: tuple[str, ...] = ()
     flagged: bool = False
     sandbox: str = ""
     notebook_file: str = ""
@@ -127,6 +130,10 @@ class Outcome:
     @property
     def score(self) -> float:
         return sum(c.score or 0.0 for c in self.cells)
+
+    def with_reason(self, reason: str, **changes) -> Outcome:
+        """This outcome with ``reason`` said last, and ``changes`` made."""
+        return dataclasses.replace(self, reasons=(*self.reasons, reason), **changes)
 
 
 def _stamp_new_database(url: str) -> None:

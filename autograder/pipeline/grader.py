@@ -16,6 +16,7 @@ edited or not): in lab01 they are 90% of the run time (device timings, training 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -112,16 +113,21 @@ class Grader:
         return (o.cell_timeout_s or lab.cell_timeout_s, o.time_limit_s or lab.time_limit_s,
                 o.memory_mb or lab.memory_mb)
 
-    def _outcome(self, sub: Submission, context: LabContext, status: OutcomeStatus) -> Outcome:
+    def _outcome(self, sub: Submission, context: LabContext, status: OutcomeStatus, *,
+                 reasons: tuple[str, ...] = (), cells=(), sandbox: str = "",
+                 **more) -> Outcome:
+        """The outcome of ``sub``: collecting's notes first, then ``reasons``; the sandbox's
+        name (or its warning), then ``sandbox``."""
         return Outcome(sub.student, sub.lab, status, context.source.max_score,
-                       context.source.auto_max_score, reasons=list(sub.notes),
-                       sandbox=self.status.kind if self.status.sandboxed else self.status.warning)
+                       context.source.auto_max_score, cells=tuple(cells),
+                       reasons=(*sub.notes, *reasons),
+                       sandbox=(self.status.kind if self.status.sandboxed
+                                else self.status.warning) + sandbox, **more)
 
     async def grade(self, sub: Submission, context: LabContext) -> Outcome:
         """Grade one submission; never raises (a grader error is an outcome too)."""
         outcome = await self._grade_or_explain(sub, context)
-        outcome.graded_at = time.time()
-        return outcome
+        return dataclasses.replace(outcome, graded_at=time.time())
 
     async def _grade_or_explain(self, sub: Submission, context: LabContext) -> Outcome:
         try:
@@ -132,7 +138,6 @@ class Grader:
             from coursekit.notebook.safe_text import failure
             # The student and the TA read one line; the traceback goes to a file for whoever
             # fixes the grader.
-            outcome = self._outcome(sub, context, OutcomeStatus.ERROR)
             try:
                 details = await asyncio.to_thread(
                     graded_folder.write_error_details, self.course.autograded_dir,
@@ -143,27 +148,25 @@ class Grader:
             reason = (f"the grader failed on this submission ({failure(error)}): a problem of "
                       f"the grader, not of the work handed in; regrade it with `coursekit "
                       f"autograde --student {sub.student} --lab {sub.lab}`{where}")
-            outcome.reasons.append(reason)
             try:
-                outcome.cells = score_notebook(context.source, None, None,
-                                               seed_of=self.seeds(), zero_reason=reason)
+                cells = score_notebook(context.source, None, None, seed_of=self.seeds(),
+                                       zero_reason=reason)
             except Exception:  # noqa: BLE001 — the outcome is stored, with no check rows
-                outcome.cells = []
-            return outcome
+                cells = []
+            return self._outcome(sub, context, OutcomeStatus.ERROR, reasons=(reason,),
+                                 cells=cells)
 
     async def _grade(self, sub: Submission, context: LabContext) -> Outcome:
         seed_of = self.seeds()
         if sub.status != SubmissionStatus.FOUND:
-            outcome = self._outcome(sub, context, OutcomeStatus(sub.status))
-            outcome.cells = score_notebook(context.source, None, None, seed_of=seed_of,
-                                           zero_reason=sub.notes[0] if sub.notes else str(sub.status))
-            return outcome
+            return self._outcome(sub, context, OutcomeStatus(sub.status), cells=score_notebook(
+                context.source, None, None, seed_of=seed_of,
+                zero_reason=sub.notes[0] if sub.notes else str(sub.status)))
         workdir = self.course.autograded_dir / sub.student / sub.lab
         assembled = assemble(context.source, context.release, sub.nb)
-        outcome = self._outcome(sub, context, OutcomeStatus.GRADED)
-        outcome.reasons += assembled.notes
+        reasons = list(assembled.notes)
+        sandbox_notes = ""
         target = workdir / context.lab.notebook
-        outcome.notebook_file = str(target.relative_to(self.course.root))
 
         cell_timeout, time_limit, memory_mb = self.limits(context.lab)
         limits = kernels.Limits(memory_mb=memory_mb, cpu_s=int(time_limit) + 60)
@@ -173,7 +176,7 @@ class Grader:
                   if self.zygotes is not None else None)
         if zygote is not None:  # fresh folders inside the slot; the work is moved out after
             rundir, runtime = zygote.fresh_folders()
-            outcome.sandbox += FORKED
+            sandbox_notes += FORKED
         else:
             rundir, runtime = workdir, kernels.runtime_dir()
         plan = RunPlan(assembled.nb,
@@ -184,8 +187,8 @@ class Grader:
                                 context.source.setup_imports, tuple(context.source.check_names),
                                 cell_timeout, time_limit, memory_mb)
         try:
-            outcome.reasons += await asyncio.to_thread(graded_folder.prepare, rundir,
-                                                       sub.folder, sub.path)
+            reasons += await asyncio.to_thread(graded_folder.prepare, rundir, sub.folder,
+                                               sub.path)
             km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
                                         limits=limits, status=self.status)
                   if zygote is not None else
@@ -201,28 +204,28 @@ class Grader:
                     note = await self.zygotes.release(
                         zygote, lambda: asyncio.to_thread(_move_out, rundir, workdir))
                     if note:   # the slot's business, not the student's: said beside the sandbox
-                        outcome.sandbox += f"; {note}"
+                        sandbox_notes += f"; {note}"
         execution = ran.execution
         if ran.noticed:
-            outcome.status, outcome.flagged = OutcomeStatus.FLAGGED, True
-            outcome.reasons.append(f"{MONITORED}: " + "; ".join(ran.noticed))
-        outcome.reasons += execution.problems()
-        outcome.reasons += await asyncio.to_thread(graded_folder.trim, workdir,
-                                                   context.lab.notebook)
+            reasons.append(f"{MONITORED}: " + "; ".join(ran.noticed))
+        reasons += execution.problems()
+        reasons += await asyncio.to_thread(graded_folder.trim, workdir, context.lab.notebook)
         for index, placed in enumerate(assembled.placed):
             run = execution.cells.get(index)
             if placed.role == ANSWER and run is not None and run.status == CellStatus.ERROR:
-                outcome.reasons.append(f"the answer in {placed.label} raised {run.raised}")
-        outcome.cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
-                                       forbidden=ran.forbidden)
-        annotated = annotate(ran.notebook, assembled, outcome.cells, execution.drives)
+                reasons.append(f"the answer in {placed.label} raised {run.raised}")
+        cells = score_notebook(context.source, assembled, execution, seed_of=seed_of,
+                               forbidden=ran.forbidden)
+        annotated = annotate(ran.notebook, assembled, cells, execution.drives)
         await asyncio.to_thread(graded_folder.place_notebook, annotated, workdir,
                                 context.lab.notebook)
-        for cell in outcome.cells:
-            for check in cell.checks:
-                if check.message.startswith(DELEGATION):
-                    outcome.reasons.append(f"{check.check}: {check.message}")
-        return outcome
+        reasons += [f"{check.check}: {check.message}" for cell in cells for check in cell.checks
+                    if check.message.startswith(DELEGATION)]
+        return self._outcome(sub, context,
+                             OutcomeStatus.FLAGGED if ran.noticed else OutcomeStatus.GRADED,
+                             reasons=tuple(reasons), cells=cells, sandbox=sandbox_notes,
+                             flagged=bool(ran.noticed),
+                             notebook_file=str(target.relative_to(self.course.root)))
 
 
 def _checks_at(source: LabNotebook, assembled: Assembled) -> dict[int, ChecksToDrive]:

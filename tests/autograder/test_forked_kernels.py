@@ -631,7 +631,7 @@ def test_an_infinite_loop_is_stopped_as_in_a_fresh_kernel_and_the_slot_goes_on(m
     assert seen["first"] == seen["second"] == seen["third"], "the slot's zygote was replaced"
     for after in (seen["after_loop"], seen["after_deaf"]):
         assert after.score == pytest.approx(after.auto_max_score), after.reasons
-        assert not after.flagged and after.reasons == []
+        assert not after.flagged and not after.reasons
 
 
 # --------------------------------------------------------------------------- 5. deaths

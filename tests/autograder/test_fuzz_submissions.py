@@ -110,12 +110,12 @@ def grade_in_process(s: Setting, sub: collect.Submission) -> gb.Outcome:
     nbformat.writes(assembled.nb).encode("utf-8")  # the graded notebook can be written
     assembled.student_code(s.context.release_sources)
     assembled.exploration_cells(s.context.release_ids)
-    outcome = gb.Outcome(sub.student, sub.lab, "graded", s.context.source.max_score,
-                         s.context.source.auto_max_score,
-                         reasons=sub.notes + assembled.notes, sandbox="none (fuzz)")
-    outcome.cells = score_notebook(s.context.source, assembled, None, seed_of=_seed,
-                                   zero_reason="not run: the fuzz test starts no kernel")
-    return outcome
+    return gb.Outcome(sub.student, sub.lab, "graded", s.context.source.max_score,
+                      s.context.source.auto_max_score,
+                      cells=tuple(score_notebook(s.context.source, assembled, None,
+                                                 seed_of=_seed, zero_reason="not run: the "
+                                                 "fuzz test starts no kernel")),
+                      reasons=(*sub.notes, *assembled.notes), sandbox="none (fuzz)")
 
 
 def check_class(s: Setting, classdir: Path) -> None:
@@ -408,8 +408,9 @@ def test_any_text_is_stored_printable_and_shown_safely(setting, student, reasons
                                                        huge, sandbox, file):
     s = setting
     outcome = _full_marks(s.context, student)
-    outcome.reasons = reasons + (["\ud800" * huge] if huge else [])
-    outcome.sandbox, outcome.notebook_file = sandbox, file
+    outcome = dataclasses.replace(outcome, reasons=tuple(reasons) + (("\ud800" * huge,)
+                                                                    if huge else ()),
+                                  sandbox=sandbox, notebook_file=file)
     outcome.cells[0].checks[0].message = message + "\x00" * huge
     gb.record(s.gradebook, outcome)
     (stored,) = gb.load_outcomes(s.gradebook, students=[student])

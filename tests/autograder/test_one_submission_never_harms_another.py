@@ -185,8 +185,8 @@ def test_the_gradebook_replaces_unencodable_text_and_rolls_back_a_failed_write(d
     gradebook = gb.open_gradebook(demo.course.default_db_url)
     try:
         flagged = _flagged(gradebook, demo.lab.id, "bad_minor")
-        broken = gb.Outcome("bad_minor", demo.lab.id, "graded", 6.0, 5.0, flagged=not flagged)
-        broken.max_score = None   # NOT NULL: the write fails after the old rows were deleted
+        # max_score None: NOT NULL, so the write fails after the old rows were deleted
+        broken = gb.Outcome("bad_minor", demo.lab.id, "graded", None, 5.0, flagged=not flagged)
         with pytest.raises(Exception):
             gb.record(gradebook, broken)
         kept = {o.student: o for o in gb.load_outcomes(gradebook)}
