@@ -3,8 +3,8 @@ someone who had not read tests/mutants/ or the checks. Prints, per lab, how many
 lose points under every secret and how many right answers keep full marks.
 
 Each round is written by someone new, after the checks were fixed for the rounds before it:
-round 1 in ``tests/blind/<lab>.py``, rounds 2 to 8 in ``tests/blind/round2/``
-to ``round8/``. A round's
+round 1 in ``tests/blind/<lab>.py``, rounds 2 to 9 in ``tests/blind/round2/``
+to ``round9/``. A round's
 first score is the figure for answers the checks had never seen.
 
     .venv/bin/python tests/blind/score_blind.py [--round round2] [lab_id ...]
@@ -33,7 +33,8 @@ SECRETS = (MUTANT_SECRET, "blind-corpus-second-student")
 ROUNDS = {"round1": Path(__file__).parent, "round2": Path(__file__).parent / "round2",
           "round3": Path(__file__).parent / "round3", "round4": Path(__file__).parent / "round4",
           "round5": Path(__file__).parent / "round5", "round6": Path(__file__).parent / "round6",
-          "round7": Path(__file__).parent / "round7", "round8": Path(__file__).parent / "round8"}
+          "round7": Path(__file__).parent / "round7", "round8": Path(__file__).parent / "round8",
+          "round9": Path(__file__).parent / "round9"}
 
 
 def corpus(lab_id: str, round_name: str = "round1") -> dict:

@@ -180,6 +180,9 @@ MUTANTS = {
          _bf16("((got.float() - ref).abs().mean() / ref.abs().max()).item()")),
         ("compares with the op on bf16 inputs instead of the float32 result",
          _bf16(_RELATIVE, reference="op(a.bfloat16(), b.bfloat16(), x.bfloat16()).float()")),
+        ("a float64 reference: an op autocast keeps in float32 gets a rounding error, not 0",
+         _bf16("((got.double() - ref).abs().max() / ref.abs().max()).item()",
+               reference="op(a.double(), b.double(), x.double())")),
     ],
     "loss_scaler": [
         ("the default growth_interval is 1000, not GradScaler's 2000", _scaler(

@@ -658,6 +658,21 @@ def bf16_report_program(impl: Any, rng):
                            impl, a, b, x),
                        hint="return each error as a Python float (float(...) or .item()), not "
                             "a 0-d tensor")
+            yield Case("an op autocast keeps in float32: its autocast error is exactly 0",
+                       lambda a=a, b=b, x=x: _float32_errors(impl, a, b, x),
+                       hint="the reference is the op's float32 result without autocast: an op "
+                            "autocast runs in float32 computes that same result, so its "
+                            "'autocast error' is 0.0 exactly (a float64 reference makes it "
+                            "a rounding error instead)",
+                       rtol=0.0, atol=0.0)
+
+
+def _float32_errors(impl, a, b, x):
+    """The autocast error of each op the report says autocast ran in float32 (on the CPU, the
+    sum and the softmax): the same float32 computation as the reference, so exactly 0."""
+    rows = _bf16_case(impl, a, b, x)
+    return {name: row.get("autocast error") for name, row in rows.items()
+            if isinstance(row, dict) and row.get("autocast dtype") == "torch.float32"}
 
 
 def _error_kinds(impl, a, b, x):
@@ -1288,6 +1303,8 @@ PROPERTIES = {
         promise("'autocast dtype': str(dtype) of the op under bf16 autocast", "trial 1:"),
         promise("'autocast error' and 'bf16 error': max|got - ref| / max|ref|", "trial 2:"),
         promise("each error a Python float", "the errors are Python floats"),
+        promise("the reference is float32: an op autocast keeps in float32 has error 0",
+                "an op autocast keeps in float32"),
     ),
     "lab09.loss_scaler": (
         promise("the given init_scale, growth_factor, backoff_factor and growth_interval",
