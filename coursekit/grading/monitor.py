@@ -99,6 +99,7 @@ import _thread
 import dis
 import functools
 import gc
+import importlib.machinery as _machinery
 import marshal
 import os
 import sys
@@ -286,6 +287,13 @@ _CLASS_FUNC = classmethod.__dict__["__func__"].__get__
 _PARTIAL_FUNC = functools.partial.__dict__["func"].__get__
 _PROPERTY_PARTS = tuple(property.__dict__[n].__get__ for n in ("fget", "fset", "fdel"))
 _GETSET = type(_FUNCTION.__dict__["__code__"])
+# The import system's own types (``importlib.machinery``'s, frozen into the interpreter).
+_MODULE_SPEC = _machinery.ModuleSpec
+_FILE_FINDER = _machinery.FileFinder
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
+_SPEC_DICT = _machinery.ModuleSpec.__dict__["__dict__"].__get__
+_STOCK_LOADERS = (_machinery.SourceFileLoader, _machinery.SourcelessFileLoader,
+                  _machinery.ExtensionFileLoader)
 
 
 def nested_codes(code, _type=type, _code=_CODE) -> list:
@@ -488,6 +496,7 @@ class _State:
         "keep",
         "last_open",
         "library",
+        "library_bodies",
         "matcher",
         "module_bodies",
         "modules",
@@ -500,6 +509,7 @@ class _State:
         "report",
         "resume",
         "specials",
+        "stock_imports",
         "student",
         "student_globals",
         "student_threads",
@@ -540,6 +550,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
     s.import_system = _import_system(s.library)
+    s.stock_imports, s.library_bodies = _stock_imports(), {}
     fast = _compiled()
     # What the monitor lets go of is freed after its code has returned (NOTE [Sealed state]);
     # without the compiled module, at once (``id`` does nothing with it: README known limits).
@@ -597,6 +608,48 @@ def _import_system(library: tuple[str, ...]) -> tuple:
                          key=len, reverse=True))
     loaders = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
     return codes, _CODE_OF(bootstrap._find_and_load), vars(builtins), roots, loaders
+
+
+def _stock_imports() -> tuple:
+    """The import system as installed, for :func:`_import_system_is_stock`: ``(straight,
+    frames_removed, finders, hooks, cache, fixed, builtins, module_kinds)``. ``straight``:
+    by identity, the code of the frames between an ``import`` statement and the body it runs
+    (``_find_and_load`` down to ``exec``); ``frames_removed``: the code of the frame that
+    runs a body (``_call_with_frames_removed``); ``finders`` and ``hooks``: the entries of
+    ``sys.meta_path`` and ``sys.path_hooks``; ``cache``: ``sys.path_importer_cache``'s
+    entries; ``fixed``: ``(live mapping, copy)`` of what must not change at all (importlib's
+    two modules, their classes and the installed finders' and hooks' classes and
+    instances, and the classes of what ``sys.modules`` held); ``builtins``: a copy of the
+    builtins; ``module_kinds``: those classes, by id (:func:`_modules_read_plainly`)."""
+    import builtins
+    import importlib
+    bootstrap, external = importlib._bootstrap, importlib._bootstrap_external
+    straight = [bootstrap._find_and_load, bootstrap._find_and_load_unlocked,
+                bootstrap._load_unlocked, bootstrap._gcd_import, bootstrap._handle_fromlist,
+                bootstrap._call_with_frames_removed, external._LoaderBasics.exec_module]
+    owners = [value for module in (bootstrap, external) for value in vars(module).values()
+              if type(value) is type]
+    installed = [*sys.meta_path, *sys.path_hooks,
+                 *(finder for finder in sys.path_importer_cache.values()
+                   if finder is not None and type(finder) is not external.FileFinder)]
+    module_kinds = {id(type(module)): type(module) for module in list(sys.modules.values())
+                    if type(module) is not types.ModuleType}
+    owners += module_kinds.values()
+    for each in installed:
+        each = getattr(each, "__self__", each)   # a bound method's class or object
+        owners.append(each if type(each) is type else type(each))
+    fixed = [(vars(module), dict(vars(module))) for module in (bootstrap, external)]
+    for cls in {id(c): c for owner in owners for c in _MRO_OF_TYPE(owner)
+                if c is not object}.values():
+        fixed.append((_DICT_OF_TYPE(cls), dict(_DICT_OF_TYPE(cls))))
+    for each in installed:
+        each = getattr(each, "__self__", each)
+        if type(each) is not type and _instance_dict(each):
+            fixed.append((_instance_dict(each), dict(_instance_dict(each))))
+    return ({id(_CODE_OF(f)): _CODE_OF(f) for f in straight},
+            _CODE_OF(bootstrap._call_with_frames_removed), tuple(sys.meta_path),
+            tuple(sys.path_hooks), dict(sys.path_importer_cache), tuple(fixed),
+            dict(vars(builtins)), module_kinds)
 
 
 def _compiled():
@@ -1054,12 +1107,16 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
     The same body run another way (``runpy``, a loader's ``exec_module`` called directly,
     an ``import`` in student code) is walked through like any library frame: the student
     may have planted what it calls (its builtins, its globals, a module it imports, an
-    attribute of a module it calls). All this is read when a walk meets the body: what a
-    chain of C callables changes while the import runs and puts back before the forbidden
-    call is not seen (README known limits; red team 13b)."""
+    attribute of a module it calls). What is read here when a walk meets the body, a chain
+    of C callables can change while the import runs and put back before the forbidden call
+    (red team 13b): the body must also have been judged the library's when it started
+    (NOTE [A module body judged when it starts]), a verdict kept until a later import finds
+    the import system changed."""
     codes, find_and_load, builtins, _, _ = s.import_system
     names = body.f_globals
-    if (body.f_builtins is not builtins or _type(names) is not _dict
+    judged = s.library_bodies.get(id(names))
+    if (judged is None or judged[0] is not names or judged[1] is not body.f_code
+            or body.f_builtins is not builtins or _type(names) is not _dict
             or _type(_get(names, "__name__")) is not _str
             or not _made_by_the_import_system(names, body.f_code.co_filename, s)):
         return False
@@ -1077,6 +1134,279 @@ def _imported_for_library(body, s, _type=type, _str=str, _dict=dict, _get=dict.g
 
 
 _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+# What the import system puts in a module's globals before its body runs (``exec`` adds
+# ``__builtins__``); anything else was planted by a finder's or a loader's code.
+_MODULE_ATTRIBUTES = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__",
+                                "__file__", "__cached__", "__path__", "__builtins__"))
+_LOADER_ATTRIBUTES = frozenset(("name", "path"))
+_FILE_FINDER_ATTRIBUTES = frozenset(("path", "_loaders", "_path_mtime", "_path_cache",
+                                     "_relaxed_path_cache"))
+# ipykernel sets builtins.input to its own bound method at every cell it runs: not compared
+# with the builtins as installed (no library module's body calls it).
+_SHELL_BUILTINS = frozenset(("input",))
+
+
+# NOTE [A module body judged when it starts]
+# A library module's body is the library's doing only as the import system runs it for an
+# ``import`` statement of its own package (:func:`_imported_for_library`). That is judged when
+# the ``exec`` audit event says the body starts, before any of it runs, and the verdict is
+# kept for that run (``s.library_bodies``: the module's globals and the body's code): what a
+# chain of C callables changes afterwards, and puts back before a forbidden call, cannot turn
+# a "no" into a "yes". The body starts as the library's only when
+#
+# * its globals are what the import system put there, nothing more (a loader's
+#   ``create_module`` or a finder could have planted a name the body calls), with the real
+#   builtins as installed;
+# * the frames above it are the import system's straight path from an ``import`` statement
+#   to ``exec`` (no finder's, spec's or loader's code, from which a chain of C callables
+#   could import), the statement names this module (or its package, or this module in its
+#   from-list), and is in library code of the same package;
+# * the import system is as installed (:func:`_import_system_is_stock`): the same finders,
+#   path hooks, importlib's classes and functions, no finder or loader of the student's;
+# * what an ``import`` statement reads of a module already imported runs no code (a spec's
+#   ``_initializing``, read in C, could be a property of C callables);
+# * no thread running student code is alive (it could write into the globals meanwhile).
+#
+# A later import (an ``import`` or ``exec`` event) that finds the import system changed (a
+# finder of the student's inserted while a body runs) drops every verdict: a body running
+# then may have been written into. Where no student code is above, a verdict changes
+# nothing (a walk through the body finds no student code either): the body is the library's
+# without the costlier checks (the import system, every module's spec: a few milliseconds).
+
+def _judge_body(code, caller, s) -> None:
+    """Judge the library module body ``code`` as ``exec`` starts it (NOTE [A module body
+    judged when it starts]); ``caller`` is the frame that called ``exec``."""
+    while caller is not None and id(caller.f_code) in s.own_codes:   # the Python guard
+        caller = caller.f_back
+    args = caller.f_locals.get("args") if (
+        caller is not None and caller.f_code is s.stock_imports[1]) else None
+    if type(args) is not tuple or len(args) != 2 or args[0] is not code or type(
+            args[1]) is not dict:
+        # Not the import system running it: a verdict on its code from an earlier run goes.
+        for key, judged in list(s.library_bodies.items()):
+            if judged[1] is code:
+                s.keep(s.library_bodies.pop(key))
+        return
+    names = args[1]
+    above = _student_above(caller, s)
+    if above and not _import_system_is_stock(s):
+        _forget_library_bodies(s)   # a body running now may have been written into
+        return
+    requester = _requester(caller.f_back, names, code.co_filename, s)
+    if requester is not None and _as_the_import_system_makes_it(names, code, s) and (
+            not above or not _student_thread_running(s) and _modules_read_plainly(s)):
+        if len(s.library_bodies) > 10_000:
+            _forget_library_bodies(s)
+        s.library_bodies[id(names)] = (names, code)
+    else:
+        s.keep(s.library_bodies.pop(id(names), None))
+
+
+def _forget_library_bodies(s) -> None:
+    s.keep(dict(s.library_bodies))
+    s.library_bodies.clear()
+
+
+def _as_the_import_system_makes_it(names, code, s, _type=type, _str=str,
+                                   _get=dict.get) -> bool:
+    """Whether a module's globals, as its body starts, hold what the import system puts
+    there and nothing else, with the real builtins, a stock spec and a stock loader that
+    has no attributes of its own but its name and path."""
+    for key in names:
+        if _type(key) is not _str or key not in _MODULE_ATTRIBUTES:
+            return False
+    if (_type(_get(names, "__name__")) is not _str
+            or _get(names, "__builtins__") is not s.import_system[2]
+            or _type(_get(names, "__spec__")) is not _MODULE_SPEC
+            or not _made_by_the_import_system(names, code.co_filename, s)):
+        return False
+    for key in _instance_dict(_get(names, "__loader__")):
+        if _type(key) is not _str or key not in _LOADER_ATTRIBUTES:
+            return False
+    return True
+
+
+def _import_system_is_stock(s, _type=type, _len=len, _list=list, _dict=dict,
+                            _str=str) -> bool:
+    """Whether the import system is as installed: ``sys.meta_path`` and ``sys.path_hooks``
+    hold only entries they held then; ``sys.path_importer_cache`` holds the finders it held
+    then, or the stock path hook's plain ``FileFinder`` for its stock loaders; importlib's
+    modules and classes and the installed finders are unchanged (but for their counts); so
+    are the builtins, but for the shell's (``_SHELL_BUILTINS``; one taken away is never
+    called)."""
+    _, _, finders, hooks, cache, fixed, builtins, _ = s.stock_imports
+    meta_path, path_hooks, importers = sys.meta_path, sys.path_hooks, sys.path_importer_cache
+    if _type(meta_path) is not _list or _type(path_hooks) is not _list or _type(
+            importers) is not _dict:
+        return False
+    for entries, installed in ((meta_path, finders), (path_hooks, hooks)):
+        for entry in _list.copy(entries):
+            if not any(entry is each for each in installed):
+                return False
+    for key, finder in _dict.copy(importers).items():
+        if _type(key) is not _str or not (
+                finder is None or finder is _dict.get(cache, key, cache)
+                or _is_stock_file_finder(finder)):
+            return False
+    for live, then in fixed:
+        if _len(live) != _len(then):
+            return False
+        for key, value in then.items():
+            # A number is a count the import system keeps (``_NamespacePath._epoch``).
+            if live.get(key, then) is not value and _type(value) is not int:
+                return False
+    now = s.import_system[2]
+    for key, value in builtins.items():
+        if now.get(key, value) is not value and key not in _SHELL_BUILTINS:
+            return False
+    return True
+
+
+def _is_stock_file_finder(finder, _type=type, _str=str, _tuple=tuple, _list=list,
+                          _len=len) -> bool:
+    """Whether ``finder`` is what the stock path hook makes: a plain ``FileFinder`` with no
+    attributes but its own, whose loaders are the import system's own."""
+    if _type(finder) is not _FILE_FINDER:
+        return False
+    attributes = _instance_dict(finder)
+    for key in attributes:
+        if _type(key) is not _str or key not in _FILE_FINDER_ATTRIBUTES:
+            return False
+    loaders = attributes.get("_loaders")
+    if _type(loaders) is not _list:
+        return False
+    for each in _list.copy(loaders):
+        if _type(each) is not _tuple or _len(each) != 2 or not any(
+                each[1] is loader for loader in _STOCK_LOADERS):   # (suffix, loader)
+            return False
+    return True
+
+
+def _modules_read_plainly(s, _type=type, _module=types.ModuleType, _dict=dict,
+                          _bool=bool) -> bool:
+    """Whether what an ``import`` statement reads of a module already imported runs no code:
+    its ``__spec__`` (read in C), from the module's own ``__dict__`` (no class above
+    ModuleType that says how its attributes are read, but those that held a module at
+    install), a plain ModuleSpec or None, whose ``_initializing`` (read in C too) is a plain
+    bool. A spec of the student's could run a chain of C callables under a statement of the
+    body judged the library's, writing into its globals (NOTE [A module body judged when it
+    starts])."""
+    installed = s.stock_imports[7]
+    for module in _dict.copy(sys.modules).values():
+        kind = _type(module)
+        if kind is _module:
+            spec = _MODULE_DICT(module).get("__spec__")
+        elif installed.get(id(kind)) is kind:   # its class unchanged (_import_system_is_stock)
+            spec = _spec_of_installed(module, kind)
+        else:
+            for cls in _MRO_OF_TYPE(kind):
+                attributes = _DICT_OF_TYPE(cls)
+                if cls is not object and cls is not _module and (
+                        "__getattribute__" in attributes or "__spec__" in attributes):
+                    return False
+            spec = _instance_dict(module).get("__spec__")
+        if spec is None:
+            continue
+        if _type(spec) is not _MODULE_SPEC or _type(
+                _SPEC_DICT(spec).get("_initializing", False)) is not _bool:
+            return False
+    return True
+
+
+def _spec_of_installed(module, kind):
+    """The ``__spec__`` that a module of a class that held a module at install has: a class
+    in ``sys.modules`` (``typing.io``) finds it along its own bases, anything else in its
+    ``__dict__``."""
+    if not any(cls is type for cls in _MRO_OF_TYPE(kind)):
+        return _instance_dict(module).get("__spec__")
+    for cls in _MRO_OF_TYPE(module):
+        attributes = _DICT_OF_TYPE(cls)
+        if "__spec__" in attributes:
+            return attributes["__spec__"]
+    return None
+
+
+def _student_thread_running(s) -> bool:
+    return any(_is_alive(owner) and _runs_student_code(owner, s)
+               for owner in list(s.student_threads.values()))
+
+
+def _requester(frame, names, filename, s, _type=type, _str=str):
+    """The frame of the ``import`` statement that asked for the module of globals ``names``
+    and file ``filename``, when the import system's frames from ``frame`` up (``exec``'s
+    caller's caller) are its straight path from that statement, in library code of the
+    same package, that names the module (NOTE [A module body judged when it starts]); else
+    None."""
+    straight = s.stock_imports[0]
+    find_and_load = s.import_system[1]
+    asked = []   # the names _find_and_load was asked for, nearest first
+    depth = 0
+    while frame is not None and depth < 100 and straight.get(id(frame.f_code)) is frame.f_code:
+        if frame.f_code is find_and_load:
+            asked.append(frame.f_locals.get("name"))
+        frame, depth = frame.f_back, depth + 1
+    if frame is None or not asked or s.import_system[0].get(id(frame.f_code)) is frame.f_code:
+        return None   # another door of the import system (a finder's call, import_module)
+    name = names.get("__name__")
+    for each in (name, *asked):
+        if _type(each) is not _str:
+            return None
+    # Only a package's import nests a second _find_and_load in this path: its parent's.
+    if not _str.__eq__(asked[0], name) or not all(
+            _STARTS(outer, inner + ".") for inner, outer in zip(asked, asked[1:])):
+        return None
+    if (_code_info(frame.f_code, s=s)[1] is not STUDENT
+            and asked[-1] in _imported_by_statement(frame, s)
+            and _package_of(frame.f_code.co_filename, s) == _package_of(filename, s) != ""):
+        return frame
+    return None
+
+
+def _imported_by_statement(frame, s, _type=type, _str=str, _tuple=tuple) -> tuple:
+    """The modules that the ``import`` statement ``frame`` is running may load for itself:
+    the name it resolves to (a relative one from the package of the frame's file, not from
+    the globals' ``__package__``, which student code may change), and that name's
+    submodules its from-list names; () when the frame is not at an ``import``."""
+    code = frame.f_code
+    body = code.co_code
+    at = frame.f_lasti
+    if not 0 <= at < len(body) or body[at] != _IMPORT_NAME:
+        return ()
+    name_index, start = _argument(body, at)
+    if start < 4 or body[start - 2] != _LOAD_CONST:
+        return ()
+    fromlist_index, start = _argument(body, start - 2)
+    if start < 2 or body[start - 2] != _LOAD_CONST:
+        return ()
+    level = code.co_consts[_argument(body, start - 2)[0]]
+    name, fromlist = code.co_names[name_index], code.co_consts[fromlist_index]
+    if _type(level) is not int or level < 0:
+        return ()
+    if level:
+        module = _module_name_of(code.co_filename, s)
+        package = module if code.co_filename.endswith("/__init__.py") else module.rpartition(
+            ".")[0]
+        parts = package.split(".") if package else []
+        if level > len(parts):
+            return ()
+        base = ".".join(parts[:len(parts) - level + 1])
+        name = f"{base}.{name}" if name else base
+    if _type(fromlist) is not _tuple:
+        return (name,)
+    return (name, *(f"{name}.{each}" for each in fromlist if _type(each) is _str))
+
+
+def _argument(body, at) -> tuple[int, int]:
+    """The argument of the instruction whose opcode is at ``at`` in ``body`` (with the
+    ``EXTENDED_ARG`` prefixes before it), and the offset where those prefixes start."""
+    argument, shift, start = body[at + 1], 8, at
+    while start >= 2 and body[start - 2] == _EXTENDED_ARG:
+        start -= 2
+        argument |= body[start + 1] << shift
+        shift += 8
+    return argument, start
 
 
 def _made_by_the_import_system(names, filename, s, _type=type, _str=str, _list=list,
@@ -1417,6 +1747,7 @@ def _on_exec(event, args, caller, from_student, s):
         library = False
     if library:
         s.module_bodies[id(code)] = code   # a library module being imported (see the walk)
+        _judge_body(code, caller, s)
         if _named_under(code.co_filename, s.grading):
             _learn_module(code, s)
     else:
@@ -1464,6 +1795,11 @@ def _on_unpickle(event, args, caller, from_student, s):
 
 
 def _on_import(event, args, caller, from_student, s):
+    # A finder of the student's put in while a library module's body runs may write into it
+    # (NOTE [A module body judged when it starts]); only where student code is above can a
+    # verdict matter.
+    if s.library_bodies and _student_above(caller, s) and not _import_system_is_stock(s):
+        _forget_library_bodies(s)
     if from_student:
         _info(s, "import", _text(args[0])[:120])
 

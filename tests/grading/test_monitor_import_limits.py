@@ -2,15 +2,16 @@
 it, a chain of C callables can change and change back before the forbidden call.
 
 The walk stops at a body that an import statement of its own package asked for, made as the
-import system makes it (``monitor._imported_for_library``). It reads the body's globals, its
-loader and the requester when the forbidden call is made. Each attack below changes what the
+import system makes it (``monitor._imported_for_library``). Each attack below changes what the
 body will call while the import runs (a finder made of C callables that imports another
 module, a loader instance whose ``create_module`` plants a global, a finder that writes into
-the importing body's globals, a builtin swapped and put back by the chain itself) and leaves
-nothing to see by the time ``torch.autograd.grad`` runs. Each really computes E4's gradients
-with full marks and nothing charged: strict expected failures, listed in the README's known
-limits. Closing them needs the body judged when it starts (the ``exec`` and ``import`` audit
-events) and the verdict kept until it returns."""
+the importing body's globals, from ``sys.meta_path`` or ``sys.path_importer_cache``, a
+builtin swapped and put back by the chain itself, a module's spec whose ``_initializing``
+writes into the body that imports it) and leaves nothing to see
+by the time ``torch.autograd.grad`` runs. Each really computes E4's gradients with full marks;
+each must be charged. Read when a walk meets the body, none was (red team 13b); the body is
+now judged when it starts, and the verdict kept (NOTE [A module body judged when it starts]
+in the monitor)."""
 from __future__ import annotations
 
 import pytest
@@ -21,11 +22,6 @@ from test_monitor_same_package import PLUGIN, fraction
 
 pytestmark = pytest.mark.slow
 torch = pytest.importorskip("torch")
-
-OPEN = pytest.mark.xfail(strict=True, reason=(
-    "BUG (README known limits): the monitor judges a library module's body when a walk meets "
-    "it; a chain of C callables changes what the body calls while the import runs, and "
-    "changes it back before the forbidden call (red team 13b)"))
 
 
 C_FINDER = E4_ANSWER + """
@@ -65,7 +61,6 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_c_finder_under_torchs_import_statement(tmp_path, profile):
     found = run(tmp_path, C_FINDER, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -118,7 +113,6 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_a_spec_property_under_torchs_import_statement(tmp_path, profile):
     found = run(tmp_path, SPEC_PROPERTY, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -183,7 +177,6 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_a_stock_loader_type_with_an_instance_create_module(tmp_path, profile):
     found = run(tmp_path, PRE_PLANTED_GLOBALS, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -239,9 +232,68 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_a_finder_that_plants_a_global_of_the_importing_body(tmp_path, profile):
     found = run(tmp_path, FINDER_PLANTS_A_GLOBAL, [E4], profile=profile)
+    assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
+    assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
+                                                                 found.output[-3000:])
+
+
+# The same finder, not on sys.meta_path but in sys.path_importer_cache, as the finder of
+# torch's folder (the stock PathFinder asks it for every module of torch's); it hands the
+# real folder finder's spec back.
+FINDER_IN_THE_PATH_CACHE = E4_ANSWER + """
+import functools, importlib, itertools, sys, warnings
+import torch
+from coursekit.grading import grade
+
+warnings.simplefilter("ignore")
+OUTER, BODY, IMPORTED = ("torch.autograd._functions", "torch.autograd._functions.tensor",
+                         "torch._utils")
+FOLDER = torch.__path__[0]
+
+
+class Finder:
+    planted = None
+    real = sys.path_importer_cache[FOLDER]
+
+    @staticmethod
+    def find_spec(name, target=None):
+        if name == IMPORTED and Finder.planted is not None and BODY in sys.modules:
+            sys.modules[BODY].__dict__["staticmethod"] = Finder.planted
+            Finder.planted = None
+        return Finder.real.find_spec(name, target)
+
+
+def laundered(x, y, w1, w2):
+    a, b, loss = graph(x, y, w1, w2)
+    got = []
+    utils = sys.modules[IMPORTED]
+    for name in (OUTER, BODY, IMPORTED):             # imported again at each call
+        sys.modules.pop(name, None)
+    Finder.planted = functools.partial(
+        next, map(got.append, itertools.starmap(torch.autograd.grad, [(loss, (a, b))])))
+    sys.path_importer_cache[FOLDER] = Finder
+    try:
+        importlib.import_module(OUTER)               # its body imports BODY by a statement
+    except Exception:
+        pass
+    finally:
+        sys.path_importer_cache[FOLDER] = Finder.real
+        Finder.planted = None
+        sys.modules[IMPORTED] = torch._utils = utils  # torch's own copy back
+        for name in (OUTER, BODY):
+            sys.modules.pop(name, None)
+    return (loss.detach(), *got[0])
+
+
+answer("laundered", grads=laundered)
+"""
+
+
+@pytest.mark.parametrize("profile", ["compiled"])
+def test_a_finder_in_the_path_importer_cache_that_plants_a_global(tmp_path, profile):
+    found = run(tmp_path, FINDER_IN_THE_PATH_CACHE, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
     assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
                                                                  found.output[-3000:])
@@ -296,7 +348,6 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_a_c_finder_that_plants_a_global_of_the_importing_body(tmp_path, profile):
     found = run(tmp_path, C_FINDER_PLANTS_A_GLOBAL, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
@@ -339,9 +390,69 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
 def test_a_swapped_builtin_put_back_before_the_call(tmp_path, profile):
     found = run(tmp_path, RESTORED_BUILTIN, [E4], profile=profile)
+    assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
+    assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
+                                                                 found.output[-3000:])
+
+
+# Judged when it starts, a body must stay the library's while it runs: no finder at all here.
+# The module the body imports by a statement is in sys.modules with a spec of the student's
+# whose `_initializing` is a property of C callables (CPython reads it, in C, under the import
+# statement): it plants `staticmethod` in the importing body's globals and puts the real spec
+# back. Found while closing the attacks above.
+SPEC_PROPERTY_PLANTS_A_GLOBAL = E4_ANSWER + """
+import functools, importlib, itertools, operator, sys, warnings
+import torch
+from coursekit.grading import grade
+
+warnings.simplefilter("ignore")
+OUTER, BODY, IMPORTED = ("torch.autograd._functions", "torch.autograd._functions.tensor",
+                         "torch._utils")
+UTILS = sys.modules[IMPORTED]
+REAL_SPEC = UTILS.__spec__
+
+
+class Spec:
+    _initializing = False
+
+
+def laundered(x, y, w1, w2):
+    a, b, loss = graph(x, y, w1, w2)
+    got = []
+    for name in (OUTER, BODY):                       # imported again at each call
+        sys.modules.pop(name, None)
+    globals_of_body = map(getattr, map(sys.modules.get, [BODY]), ["__dict__"])  # when it runs
+    steps = itertools.chain(
+        map(operator.delitem, map(getattr, map(sys.modules.get, [BODY]), ["__dict__"]),
+            ["staticmethod"]),
+        map(got.append, itertools.starmap(torch.autograd.grad, [(loss, (a, b))])))
+    planted = functools.partial(max, steps, key=list)   # list(steps), then list(function)
+    plant = itertools.chain(
+        map(operator.setitem, globals_of_body, ["staticmethod"], [planted]),
+        itertools.starmap(setattr, [(UTILS, "__spec__", REAL_SPEC)]))
+    # The getter raises (list of the spec): CPython then takes the module as initialized.
+    Spec._initializing = property(functools.partial(max, plant, key=list))
+    UTILS.__spec__ = Spec()
+    try:
+        importlib.import_module(OUTER)               # its body imports BODY by a statement
+    except Exception:
+        pass
+    finally:
+        UTILS.__spec__ = REAL_SPEC
+        for name in (OUTER, BODY):
+            sys.modules.pop(name, None)
+    return (loss.detach(), *got[0])
+
+
+answer("laundered", grads=laundered)
+"""
+
+
+@pytest.mark.parametrize("profile", ["compiled"])
+def test_a_spec_property_that_plants_a_global_of_the_importing_body(tmp_path, profile):
+    found = run(tmp_path, SPEC_PROPERTY_PLANTS_A_GLOBAL, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
     assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
                                                                  found.output[-3000:])

@@ -9,7 +9,8 @@ torch asking; the spec a finder of the student's answers (its loader, its origin
 whatever builtin the student swapped. Each attack below really computes E4's gradients with
 ``torch.autograd.grad`` and keeps full marks; each must be charged (``monitor.
 _imported_for_library``: an import statement of the package's own code, the module as the
-import system makes it). The swapped builtin is still open (a strict expected failure)."""
+import system makes it; the builtins as installed when the body starts, NOTE [A module body
+judged when it starts] in the monitor)."""
 from __future__ import annotations
 
 import pytest
@@ -389,11 +390,6 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (README known limits): a builtin swapped while a library's own import runs; a check "
-    "of the builtins when the walk meets the body was undone by a chain that puts the builtin "
-    "back before the forbidden call, and ipykernel swaps builtins.input at every cell "
-    "(red team 13b: tests/grading/test_monitor_import_limits.py)"))
 def test_a_swapped_builtin_in_the_real_builtins_dict(tmp_path, profile):
     found = run(tmp_path, SWAPPED_BUILTIN, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
