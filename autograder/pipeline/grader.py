@@ -43,6 +43,9 @@ from coursekit.notebook.run_plan import KernelSettings, RunPlan
 from coursekit.notebook.score import score_notebook
 
 FORKED = " + a kernel forked from a pre-warmed one"   # added to an outcome's sandbox
+# Fresh kernels that may each meet a uid an earlier student spoiled before one runs the
+# submission: uids are handed out in turn, and one is marked spoiled when it is met.
+SPOILED_UID_RETRIES = 2
 MONITORED = ("flagged for a TA: while it was graded, the grading monitor saw the submission try "
              "to change how notebooks run or are graded")
 
@@ -189,13 +192,21 @@ class Grader:
         try:
             reasons += await asyncio.to_thread(graded_folder.prepare, rundir, sub.folder,
                                                sub.path)
-            km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
-                                        limits=limits, status=self.status)
-                  if zygote is not None else
-                  sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
-                                         status=self.status, limits=limits))
-            ran = await run_monitored(plan, kernel, km, cwd=rundir, env=self.kernel_env(runtime),
-                                      runtime=runtime)
+            for attempt in range(1 + SPOILED_UID_RETRIES):
+                km = (forked.kernel_manager(zygote, workdir=rundir, runtime_dir=runtime,
+                                            limits=limits, status=self.status)
+                      if zygote is not None else
+                      sandbox.kernel_manager(self.course, workdir=rundir, runtime_dir=runtime,
+                                             status=self.status, limits=limits))
+                ran = await run_monitored(plan, kernel, km, cwd=rundir,
+                                          env=self.kernel_env(runtime), runtime=runtime)
+                if not _refused_on_a_spoiled_uid(km) or attempt == SPOILED_UID_RETRIES:
+                    break
+                # An earlier student left keys in that uid's keyrings that cannot be cleared,
+                # so the kernel refused to run there (coursekit.grading.keyrings) before any
+                # of this student's code ran; the uid is never leased again. Run on another.
+                await asyncio.to_thread(kernels.remove_tree, runtime)
+                runtime = kernels.runtime_dir()
         finally:
             try:
                 await asyncio.to_thread(kernels.remove_tree, runtime)
@@ -237,6 +248,13 @@ def _checks_at(source: LabNotebook, assembled: Assembled) -> dict[int, ChecksToD
         if index is not None:
             found[index] = ChecksToDrive(cell.grade_id, tuple(cell.calls))
     return found
+
+
+def _refused_on_a_spoiled_uid(km) -> bool:
+    """Whether a fresh kernel exited at start because its sandbox uid's keyrings could not be
+    emptied (the sandbox marks the uid spoiled then)."""
+    confinement = getattr(km, "confinement", None)
+    return confinement is not None and confinement.spoiled
 
 
 def _move_out(rundir: Path, workdir: Path) -> None:

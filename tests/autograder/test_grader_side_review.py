@@ -165,8 +165,14 @@ def _run_as(course, tmp_path, uid: int, script: str) -> subprocess.CompletedProc
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.parametrize("uids", [None, 2], ids=["a range of uids", "two uids: one comes back"])
 def test_a_student_who_spoils_its_uids_keyrings_never_zeroes_the_next_students(
-        fixture_course, sandboxed, private_uids, test_limits):
+        fixture_course, sandboxed, private_uids, test_limits, monkeypatch, uids):
+    """With two uids the spoiled one comes back to the third student, whose kernel refuses
+    to run there: the grader marks it spoiled and runs that student on the other uid. (With
+    a range, another grader's lease moving the shared counter can bring it back too.)"""
+    if uids is not None:
+        monkeypatch.setattr(leases, "UIDS", uids)
     course = fixture_course
     demo = demo_class.demo_lab(course, course.labs[0])
     spoiler = demo.notebook()
