@@ -200,7 +200,7 @@ class Grader:
                                              status=self.status, limits=limits))
                 ran = await run_monitored(plan, kernel, km, cwd=rundir,
                                           env=self.kernel_env(runtime), runtime=runtime)
-                if not _refused_on_a_spoiled_uid(km) or attempt == SPOILED_UID_RETRIES:
+                if not _refused_on_a_spoiled_uid(km, ran) or attempt == SPOILED_UID_RETRIES:
                     break
                 # An earlier student left keys in that uid's keyrings that cannot be cleared,
                 # so the kernel refused to run there (coursekit.grading.keyrings) before any
@@ -250,11 +250,15 @@ def _checks_at(source: LabNotebook, assembled: Assembled) -> dict[int, ChecksToD
     return found
 
 
-def _refused_on_a_spoiled_uid(km) -> bool:
+def _refused_on_a_spoiled_uid(km, ran) -> bool:
     """Whether a fresh kernel exited at start because its sandbox uid's keyrings could not be
-    emptied (the sandbox marks the uid spoiled then)."""
+    emptied (the sandbox marks the uid spoiled then), before any cell ran. Student code that
+    exits with the same code itself is not run again: a second run would meet the same hidden
+    inputs, which the first could have written down and answered with what checks forbid."""
     confinement = getattr(km, "confinement", None)
-    return confinement is not None and confinement.spoiled
+    return (confinement is not None and confinement.spoiled and not ran.execution.drives
+            and all(run.status in (CellStatus.NOT_RUN, CellStatus.SKIPPED)
+                    for run in ran.execution.cells.values()))
 
 
 def _move_out(rundir: Path, workdir: Path) -> None:

@@ -21,6 +21,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from coursekit.grading.kernel import EXIT_KEYRINGS_KEPT
 from conftest import make_fixture_course
 from grader_processes import hand_in as _hand_in
 from nbformat.v4 import new_code_cell
@@ -186,6 +188,24 @@ def test_a_student_who_spoils_its_uids_keyrings_never_zeroes_the_next_students(
     for honest in ("ada", "bob"):
         assert outcomes[honest].score == pytest.approx(demo.max_score), \
             (honest, outcomes[honest].reasons)
+
+
+def test_student_code_that_exits_as_a_refused_kernel_is_not_run_again(
+        fixture_course, sandboxed, private_uids, test_limits):
+    """A kernel refused on a spoiled uid is started again; a hand-in that exits with that code
+    itself after its cells ran is not: a second run would meet the same hidden inputs, which
+    the first could have written down (and answered with what the checks forbid). The grader
+    asks that no cell ran; the sandbox does not mark a uid spoiled for a kernel that dies
+    mid-run either, so this holds on both counts."""
+    course = fixture_course
+    demo = demo_class.demo_lab(course, course.labs[0])
+    nb = demo.notebook()
+    nb.cells.append(new_code_cell("open('runs.txt', 'a').write('run\\n')\n"
+                                  f"import os\nos._exit({EXIT_KEYRINGS_KEPT})"))
+    _hand_in(course, "ada", nb)
+    _grade(course, test_limits, jobs=1, fork_kernels=False)
+    runs = course.autograded_dir / "ada" / course.labs[0].id / "runs.txt"
+    assert runs.read_text() == "run\n", "the hand-in's code ran more than once"
 
 
 def test_a_key_left_by_one_student_never_reaches_the_next_forked_kernel(
