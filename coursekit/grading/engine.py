@@ -9,11 +9,15 @@ check that forbids torch's autograd, the monitor runs the profiler for that scop
 the check is driven (:func:`start`, :func:`stop`), and afterwards asks of every node the
 engine ran (:func:`unasked`):
 
-* did it run on the thread that drives the check? (the check never backpropagates elsewhere)
+* did it run on the thread that drives the check? (the check never backpropagates elsewhere;
+  the session sees every thread, so a thread the student started earlier, or a library's
+  worker it hands work to, shows its nodes on its own thread)
 * did it run inside one of the check's own requests? The monitor marks each call the check's
   program makes into ``torch.autograd.graph._engine_run_backward`` (the one Python door to
-  the engine) with no student code above it: a window of time, and the thread's autograd
-  sequence number when it opened;
+  the engine): a window of time, and the thread's autograd sequence number when it opened.
+  A call is the check's own only when the nearest code above it that is not the library's
+  is the check's, whatever library frames lie between (a module body torch imports while
+  student code runs is no check's request);
 * was the node made before that request began? A node made during the request belongs to a
   graph built while the check's backward ran (the student's ``backward`` starting an engine
   of its own): a nested run nobody asked for.
@@ -53,12 +57,17 @@ def capture():
         from torch._C import _profiler as profiler
 
         event = autograd._KinetoEvent
+        try:   # every thread's nodes, not only the driving thread's (torch >= 2.8)
+            experimental, all_threads = profiler._ExperimentalConfig(profile_all_threads=True), True
+        except TypeError:
+            experimental, all_threads = profiler._ExperimentalConfig(), False
         refs = {
             "prepare": autograd._prepare_profiler, "enable": autograd._enable_profiler,
             "disable": autograd._disable_profiler, "enabled": autograd._profiler_enabled,
             "sequence_nr": autograd._get_sequence_nr,
             "config": profiler.ProfilerConfig(profiler.ProfilerState.KINETO, False, False, False,
-                                              False, False, profiler._ExperimentalConfig()),
+                                              False, False, experimental),
+            "all_threads": all_threads,
             "activities": {profiler.ProfilerActivity.CPU},
             "scopes": {profiler.RecordScope.BACKWARD_FUNCTION},
             "events": autograd._ProfilerResult.events,
@@ -115,7 +124,9 @@ def stop(refs):
     """End the session: ``[(name, start_ns, end_ns, thread, sequence_nr), ...]``, or None when
     the session was stopped or replaced by someone else (no canary)."""
     try:
-        if not refs["enabled"]():
+        # A session of every thread is global: the driving thread's own flag does not show it
+        # (a session that is not there any more gives no events, so no canary).
+        if not refs["all_threads"] and not refs["enabled"]():
             return None
         result = _quiet(refs, refs["disable"])
         events = refs["events"](result)

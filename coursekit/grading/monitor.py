@@ -1041,7 +1041,7 @@ def _thread_started(frame, info, s):
     owner = frame.f_locals.get("self")
     if owner is not None and _student_above(frame, s):
         s.student_threads[id(owner)] = owner
-        if s.engine is not None:
+        if s.engine is not None and not s.engine_refs["all_threads"]:
             s.engine["problems"].append("started a thread, where the engine watch cannot follow")
 
 
@@ -1507,8 +1507,10 @@ def _on_drive(frame, s):
         s.engine = None
         watch["stop"](refs)
     problems = [] if watch["start"](refs) else ["could not be watched (a profiler was running)"]
-    problems += ["a thread running your code was running" for owner in s.student_threads.values()
-                 if _is_alive(owner) and _runs_student_code(owner, s)][:1]
+    if not refs["all_threads"]:   # a session of the driving thread only: fail closed
+        problems += ["a thread running your code was running"
+                     for owner in s.student_threads.values()
+                     if _is_alive(owner) and _runs_student_code(owner, s)][:1]
     s.engine = {"frame": frame, "windows": [], "problems": problems}
     _remember_return(frame, _end_drive, s)
 
@@ -1528,8 +1530,12 @@ def _end_drive(frame, s):
 
 def _on_engine_entry(frame, s):
     """``torch.autograd.graph._engine_run_backward``, the engine's one Python door: a request
-    of the check's own opens a window (see :mod:`.engine`); the student's is a target call."""
-    if s.engine is None or _student_above(frame.f_back, s):
+    of the check's own opens a window (see :mod:`.engine`); the student's is a target call.
+    The check's own: no student code above, and the nearest code that is not the library's is
+    not the student's either. The first stops at a module body the library imports; the
+    second walks through it, since a body that runs the engine while student code waits
+    below it runs it for the student (red team 14: what the body reads, the student planted)."""
+    if s.engine is None or _student_above(frame.f_back, s) or _nearest_author(frame.f_back, s):
         return
     refs = s.engine_refs
     window = [_NOW_NS(), 0, refs["sequence_nr"]()]

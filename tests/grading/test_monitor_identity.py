@@ -65,6 +65,7 @@ def answer(label, grads=by_hand, step=plain_step):
 '''
 
 HONEST = E4_ANSWER + '''
+import threading
 import torch
 from coursekit.grading import grade
 
@@ -95,17 +96,41 @@ def inference_forward(x, y, w1, w2):
     return by_hand(x, y, w1.detach(), w2.detach())
 
 
+def with_a_progress_thread(x, y, w1, w2):     # a thread that reports, and runs no backward
+    done = threading.Event()
+
+    def progress():
+        while not done.wait(0.01):
+            torch.zeros(2).sum()
+
+    reporter = threading.Thread(target=progress, daemon=True)
+    reporter.start()
+    try:
+        return by_hand(x, y, w1, w2)
+    finally:
+        done.set()
+        reporter.join()
+
+
+def idle():
+    stop.wait(60)
+
+
+stop = threading.Event()
+threading.Thread(target=idle, daemon=True).start()   # alive through every drive below
 answer("no_grad", step=under_no_grad)
 answer("no_grad decorator", step=decorated)
 answer("set_grad_enabled and enable_grad", step=grad_mode_switches)
 answer("inference_mode and detach", grads=inference_forward)
+answer("a thread started in the answer", grads=with_a_progress_thread)
+stop.set()
 '''
 
 
 def test_the_lectures_grad_mode_idioms_cost_nothing(tmp_path):
     found = run(tmp_path, HONEST, [E4])
     for label in ("no_grad", "no_grad decorator", "set_grad_enabled and enable_grad",
-                  "inference_mode and detach"):
+                  "inference_mode and detach", "a thread started in the answer"):
         assert found.charged(label) == set(), (label, found.reports)
     assert found.kinds("tamper") == [] and found.kinds("engine") == [], found.reports
 
@@ -310,7 +335,7 @@ def in_library_globals(x, y, w1, w2):
     return _library["_grads_in_library"](x, y, w1, w2, graph)
 
 
-# 2. The engine in a thread the answer starts: the engine watch follows one thread.
+# 2. The engine in a thread the answer starts: its nodes run on another thread.
 def in_a_thread(x, y, w1, w2):
     box = {}
     a, b, loss = graph(x, y, w1, w2)
@@ -516,23 +541,24 @@ answer("served by a library's thread started earlier", grads=pooled)
 
 @pytest.mark.parametrize("target", ["_server", "functools.partial(_server)"])
 def test_a_thread_running_student_code_during_the_check_is_charged(tmp_path, target):
-    """The engine watch follows the thread that drives the check (torch's profiler is
-    enabled per thread): a thread of the student's own still running then fails closed,
-    whatever wraps its function (red team 13b: a partial once hid it)."""
+    """The engine watch sees every thread's nodes (torch's profile_all_threads): those a thread
+    of the student's own runs for the answer are charged, whatever wraps its function (red
+    team 13b: a partial once hid it), since the check never backpropagates on another
+    thread."""
     wrap = "lambda f: f" if target == "_server" else "functools.partial"
     found = run(tmp_path, f"import functools\nSTUDENTS_OWN = True\nTARGET = {wrap}\n"
                 + EARLIER_THREAD, [E4])
     charged = found.charged("served by a thread of the student's started earlier")
     assert ENGINE in charged, found.reports
+    assert any("on another thread" in what for what in found.kinds("engine")), found.reports
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: the engine watch follows the thread that drives the check (torch's profiler is "
-    "enabled per thread). A library's thread started in an earlier cell (a "
-    "ThreadPoolExecutor's worker: library code, which honest code starts too) that runs the "
-    "engine through C only (functools.partial over run_backward, submitted by the answer) "
-    "computes the gradients unseen: submit() is no call into anything forbidden"))
 def test_the_engine_in_a_library_thread_started_before_the_check_is_charged(tmp_path):
+    """A library's thread started in an earlier cell (a ThreadPoolExecutor's worker: library
+    code, which honest code starts too) that runs the engine through C only
+    (functools.partial over run_backward, submitted by the answer): submit() is no call into
+    anything forbidden, but the nodes run on the worker's thread, which the watch sees (it
+    did not while it followed only the driving thread)."""
     found = run(tmp_path, "STUDENTS_OWN = False\n" + EARLIER_THREAD, [E4])
     charged = found.charged("served by a library's thread started earlier")
     assert ENGINE in charged, found.reports

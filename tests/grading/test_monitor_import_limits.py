@@ -466,11 +466,20 @@ def test_a_spec_property_that_plants_a_global_of_the_importing_body(tmp_path, pr
 # the body reads of *other* objects is the student's, a chain of C callables that computes the
 # gradients (no frame of the student's between the body and torch.autograd.grad) and makes
 # the body fail (no Resize.apply). Set inside the answer and put back before it returns.
+#
+# Each route is run twice. E4 forbids torch's engine too, and the engine watch charges it:
+# the engine's Python door is a request of the check's only when the nearest code above it
+# that is not the library's is the check's, and here it is the student's, below the body.
+# The walk from torch.autograd.grad still stops at the body, so the same route stays open
+# for a forbidden target that is not the engine (a check that forbids torch.optim, say).
 OPEN = pytest.mark.xfail(strict=True, reason=(
     "BUG (red team 14): a body judged the library's when it starts still calls what student "
     "code planted before or while it runs: other modules' attributes and globals, a module's "
     "__getattr__, sys.modules entries, class attributes, a plugin the student's files name, "
-    "a global written by a thread of C callables"))
+    "a global written by a thread of C callables. The walk from the forbidden call stops at "
+    "the body: only the engine watch charges these (a check that forbids the engine)"))
+CHARGES = [pytest.param("torch.autograd.engine", id="by-the-engine-watch"),
+           pytest.param("torch.autograd.grad", id="by-the-walk", marks=OPEN)]
 
 BODY_READS = E4_ANSWER + """
 import functools, itertools, sys, types, warnings
@@ -576,18 +585,18 @@ answer("laundered"''')
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
+@pytest.mark.parametrize("charge", CHARGES)
 @pytest.mark.parametrize("attack", [
-    pytest.param(OTHER_MODULES_ATTRIBUTE, id="other-modules-attribute", marks=OPEN),
-    pytest.param(MODULE_GETATTR, id="module-getattr", marks=OPEN),
-    pytest.param(PLANTED_SYS_MODULES_ENTRY, id="planted-sys-modules-entry", marks=OPEN),
-    pytest.param(OTHER_MODULES_GLOBAL, id="other-modules-global", marks=OPEN),
-    pytest.param(CLASS_ATTRIBUTE, id="class-attribute", marks=OPEN),
+    pytest.param(OTHER_MODULES_ATTRIBUTE, id="other-modules-attribute"),
+    pytest.param(MODULE_GETATTR, id="module-getattr"),
+    pytest.param(PLANTED_SYS_MODULES_ENTRY, id="planted-sys-modules-entry"),
+    pytest.param(OTHER_MODULES_GLOBAL, id="other-modules-global"),
+    pytest.param(CLASS_ATTRIBUTE, id="class-attribute"),
 ])
-def test_what_a_judged_body_reads_of_other_objects(tmp_path, profile, attack):
+def test_what_a_judged_body_reads_of_other_objects(tmp_path, profile, attack, charge):
     found = run(tmp_path, attack, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
-                                                                 found.output[-3000:])
+    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
 
 
 # Files the student wrote, read by a judged body: the student's own import statement of a
@@ -626,12 +635,11 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
-def test_a_judged_body_that_calls_a_plugin_the_students_files_name(tmp_path, profile):
+@pytest.mark.parametrize("charge", CHARGES)
+def test_a_judged_body_that_calls_a_plugin_the_students_files_name(tmp_path, profile, charge):
     found = run(tmp_path, PLUGIN_FILES, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
-                                                                 found.output[-3000:])
+    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
 
 
 # importlib.reload of torch's module, whose globals the student wrote `staticmethod` into
@@ -710,20 +718,14 @@ answer("honest", grads=honest)
 stop.set()
 """
 # The same honest answer with a thread of the student's still running (a logger waiting on
-# an event) is charged E4's engine ("a thread running your code was running"): not the body
-# rule but the engine watch's (monitor._on_drive: any drive of a check that forbids the
-# engine, while a thread running student code is alive, whether or not the engine runs).
-# Deliberate, as the watch cannot follow another thread; an honest answer loses the points.
-FALSE_ALARM = pytest.mark.xfail(strict=True, reason=(
-    "FALSE ALARM (engine watch, not the body rule): an honest answer driven while a thread "
-    "of the student's is alive is charged torch.autograd.engine"))
-
-
+# an event) keeps full marks too: the engine watch sees every thread's nodes (torch's
+# profile_all_threads), so a thread that is merely alive is no reason to charge (it was, while
+# the watch followed only the driving thread).
 @pytest.mark.parametrize("profile", ["compiled"])
 @pytest.mark.parametrize("thread", [
     pytest.param("", id="six-imported"),
     pytest.param("threading.Thread(target=logger, daemon=True).start()",
-                 id="six-imported-and-a-thread-alive", marks=FALSE_ALARM),
+                 id="six-imported-and-a-thread-alive"),
 ])
 def test_an_honest_answer_with_no_body_judged_the_librarys(tmp_path, profile, thread):
     found = run(tmp_path, HONEST_UNJUDGED.replace("THREAD", thread), [E4], profile=profile)
@@ -792,9 +794,8 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@OPEN
-def test_a_c_thread_that_plants_a_global_once_the_body_runs(tmp_path, profile):
+@pytest.mark.parametrize("charge", CHARGES)
+def test_a_c_thread_that_plants_a_global_once_the_body_runs(tmp_path, profile, charge):
     found = run(tmp_path, C_THREAD, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert "torch.autograd.grad" in found.charged("laundered"), (found.reports,
-                                                                 found.output[-3000:])
+    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
