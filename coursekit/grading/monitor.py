@@ -279,6 +279,7 @@ _MODULE_OF_TYPE = type.__dict__["__module__"].__get__
 _MRO_OF_TYPE = type.__dict__["__mro__"].__get__
 _DICT_OF_TYPE = type.__dict__["__dict__"].__get__
 _CODE_OF = _FUNCTION.__dict__["__code__"].__get__
+_FUNCTION_DICT = _FUNCTION.__dict__["__dict__"].__get__
 _GLOBALS_OF = _FUNCTION.__dict__["__globals__"].__get__
 _FUNC_OF_METHOD = _METHOD.__dict__["__func__"].__get__
 _SELF_OF_WRAPPER = _METHOD_WRAPPER.__dict__["__self__"].__get__
@@ -483,6 +484,7 @@ class _State:
         "c_infos",
         "c_keep",
         "c_seen",
+        "call_sites",
         "engine",
         "engine_refs",
         "entry",
@@ -522,7 +524,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     """Open the report pipe, learn what is the grading code's and the targets', then install
     the profile function and the audit hook."""
     fd = os.open(fifo_path, os.O_WRONLY)
-    from . import engine, oracle, program
+    from . import call_sites, engine, oracle, program
     private: dict = {}
     seal = functools.partial(_seal, private=private)
     s = _State()
@@ -551,6 +553,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.engine, s.student_threads = None, {}
     s.import_system = _import_system(s.library)
     s.stock_imports, s.library_bodies = _stock_imports(), {}
+    s.call_sites = {"parsed": {}, "parse": seal(call_sites.parse), "site": seal(call_sites.site)}
     fast = _compiled()
     # What the monitor lets go of is freed after its code has returned (NOTE [Sealed state]);
     # without the compiled module, at once (``id`` does nothing with it: README known limits).
@@ -922,7 +925,7 @@ def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt):
         if special is not None:
             _SPECIAL_CALLS[special](frame, s)
         if patterns:
-            where = _student_above(frame.f_back, s)
+            where = _student_above(frame.f_back, s, called=frame)
             if where:
                 for pattern in patterns:
                     s.report(pattern + " from " + where)
@@ -1047,26 +1050,33 @@ def _thread_started(frame, info, s):
 
 # ----------------------------------------------------------------------- walks up the stack
 
-def _student_above(frame, s, _id=id, _str=str) -> str:
+def _student_above(frame, s, called=None, _id=id, _str=str) -> str:
     """The file of the student code on the stack from ``frame`` up to the grader's request
     ("" when there is none). A thread that student code started is the student's at its
-    root. Answers are kept per running frame (a walk deep inside a library would otherwise
-    be repeated for every call) and dropped when the frame returns or yields."""
+    root. ``called``: the frame whose call is judged (``frame`` is its caller), if any.
+    Answers are kept per running frame (a walk deep inside a library would otherwise
+    be repeated for every call) and dropped when the frame returns or yields; not those of a
+    walk that met a library module's body (NOTE [What a judged body calls])."""
     passed = []
     where = None
     depth = 0
+    met_body = False
     while frame is not None and depth < _MAX_DEPTH:
         known = s.walked.get(_id(frame))
         if known is not None and known[0] is frame and known[1] is not None:
             where = known[1]
             break
         info = _code_info(frame.f_code, s=s)
-        if info[3] is DRIVE or _id(info[0]) in s.module_bodies and _imported_for_library(
-                frame, s):
-            # The grader's request, or a library module's body that the import system runs
-            # for library code: what runs below it is the grader's, or the module's doing.
-            where = ""
+        if info[3] is DRIVE:
+            where = ""   # the grader's request: what runs below it is the grader's
             break
+        if _id(info[0]) in s.module_bodies and _imported_for_library(frame, s):
+            # A library module's body that the import system runs for library code: what
+            # runs below it is the module's doing, if the module's own code called it.
+            met_body = True
+            if _called_by_their_callers(called, passed, frame, s):
+                where = ""
+                break
         if info[1] is STUDENT:
             where = _str.__str__(info[0].co_filename)
             break
@@ -1078,6 +1088,8 @@ def _student_above(frame, s, _id=id, _str=str) -> str:
         depth += 1
     if where is None:
         where = TOO_DEEP if frame is not None else ""
+    if met_body:
+        return where
     if len(s.walked) > 50_000:
         _forget_walks(s)
     for each in passed:
@@ -1207,6 +1219,108 @@ def _judge_body(code, caller, s) -> None:
 def _forget_library_bodies(s) -> None:
     s.keep(dict(s.library_bodies))
     s.library_bodies.clear()
+
+
+# NOTE [What a judged body calls]
+# A body judged the library's as it starts (NOTE above) still reads, as it runs, objects
+# outside its globals that student code may have set before: another module's attribute or
+# ``__getattr__``, a ``sys.modules`` entry, a class attribute the class statement calls
+# (``__init_subclass__``, a metaclass's global), an entry point. Set to a chain of C
+# callables (``functools.partial``, ``map``, ``itertools.starmap``), such an object calls a
+# forbidden function with no frame of the student's between it and the body (red team 14).
+# What tells the two apart is how the frames below the body were called: library code calls
+# a function by its name (``torch.autograd.grad(...)`` loads ``grad``), and CPython 3.11 runs
+# a Python function called so in the same loop, leaving the caller inside the call's cache;
+# a chain of C callables calls it from C, and its caller frame stands at whatever
+# instruction started the chain (``__build_class__``, an ``IMPORT_FROM``, a call of ``next``).
+# So a walk stops at such a body only when every frame between the judged call and the body
+# was called by its caller's own code (:func:`_called_by_its_caller`, read from the bytecode
+# by :mod:`.call_sites`):
+#
+# * inlined, by a load of its own name (a global, an attribute, a method, a local), or of
+#   the name of the function it wraps (a decorator's wrapper: ``functools.wraps``), or by a
+#   load this cannot read (a conditional expression among the call's arguments);
+# * or through C where the caller's code says what runs: a function nested in the caller's
+#   code (a class body, a comprehension), a dunder method (``type.__call__`` runs
+#   ``__init__``, an operator its method), a property read by its name, a generator resumed
+#   by a ``for`` loop, or a decorator's wrapper calling the function it closed over.
+#
+# Otherwise the walk goes on through the body, to the student code waiting below it (failing
+# closed): an honest answer loses nothing unless a module that library code imports lazily,
+# during a check, calls what the check forbids through a C callable of its own. Answers of
+# such walks are not kept, since they hold only for the frames below them that were judged.
+# Not covered: a closure cell of a library wrapper that the student set to a forbidden
+# function, and a planted Python function of the library's called by a library call of the
+# same name.
+
+def _called_by_their_callers(called, passed, body, s) -> bool:
+    """Whether each of ``called`` (if any), then the frames ``passed`` on the way up, was
+    called by the next one's own code, the last by ``body`` (NOTE [What a judged body
+    calls])."""
+    chain = ([called] if called is not None else []) + passed + [body]
+    for index in range(len(chain) - 1):
+        if not _called_by_its_caller(chain[index], chain[index + 1], s):
+            return False
+    return True
+
+
+def _wraps_the_function_named(frame, name, _type=type, _get=dict.get, _str=str) -> bool:
+    """Whether ``frame`` runs a decorator's wrapper around a function called ``name``: one of
+    its variables (its closure's) is that function, or wraps it (``__wrapped__``, as
+    ``functools.wraps`` sets it), read without running any code of an object's."""
+    names = frame.f_locals
+    if _type(names) is not dict:
+        return False
+    for value in list(names.values()):
+        for _ in range(8):
+            if _type(value) is not _FUNCTION:
+                break
+            if _str.__str__(_CODE_OF(value).co_name) == name:
+                return True
+            value = _get(_FUNCTION_DICT(value), "__wrapped__")
+    return False
+
+
+_NESTING_FLAGS = 0x20 | 0x80 | 0x200   # a generator, a coroutine, an async generator
+_CONSUMERS = frozenset(("next", "list", "tuple", "sorted", "set", "dict", "sum", "any", "all",
+                        "enumerate", "zip", "min", "max", "join"))
+
+
+def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
+                          _get=dict.get) -> bool:
+    """Whether ``caller``'s own code called ``frame``'s code (NOTE [What a judged body
+    calls])."""
+    code, above = frame.f_code, caller.f_code
+    for constant in above.co_consts:
+        if constant is code:
+            return True   # nested in the caller's code: a class body, a comprehension
+    sites = s.call_sites
+    known = sites["parsed"].get(_id(above))
+    if known is None or known[0] is not above:
+        if len(sites["parsed"]) > 10_000:
+            s.keep(dict(sites["parsed"]))
+            sites["parsed"].clear()
+        known = (above, sites["parse"](above))
+        sites["parsed"][_id(above)] = known
+    instruction, inlined, load = sites["site"](above, caller.f_lasti, known[1])
+    name = _str.__str__(code.co_name)
+    if load is not None and load[1] == name:
+        return True   # called by its own name (or a property read by its name)
+    if inlined:
+        # A Python function called by the caller's own call: by that name, unless it is the
+        # wrapper a decorator made of the function of that name (read from its closure), or
+        # the name is unknown (a conditional expression among the arguments).
+        return load is None or _wraps_the_function_named(frame, load[1])
+    if name[:2] == "__" == name[-2:]:
+        return True   # a dunder method: run by C for the caller's statement or operator
+    if code.co_flags & _NESTING_FLAGS:
+        return instruction in ("FOR_ITER", "SEND") or (
+            instruction == "CALL" and load is not None and load[1] in _CONSUMERS)
+    if instruction == "CALL_FUNCTION_EX" and load is not None and load[0] == "LOAD_DEREF":
+        names = caller.f_locals                # a decorator's wrapper: fn(*args, **kwargs)
+        value = _get(names, load[1]) if _type(names) is dict else None
+        return _type(value) is _FUNCTION and _CODE_OF(value) is code
+    return False
 
 
 def _as_the_import_system_makes_it(names, code, s, _type=type, _str=str,
@@ -1531,11 +1645,9 @@ def _end_drive(frame, s):
 def _on_engine_entry(frame, s):
     """``torch.autograd.graph._engine_run_backward``, the engine's one Python door: a request
     of the check's own opens a window (see :mod:`.engine`); the student's is a target call.
-    The check's own: no student code above, and the nearest code that is not the library's is
-    not the student's either. The first stops at a module body the library imports; the
-    second walks through it, since a body that runs the engine while student code waits
-    below it runs it for the student (red team 14: what the body reads, the student planted)."""
-    if s.engine is None or _student_above(frame.f_back, s) or _nearest_author(frame.f_back, s):
+    A walk that meets a module body the library imports stops there only when every frame
+    below it was called by its caller's own code (NOTE [What a judged body calls])."""
+    if s.engine is None or _student_above(frame.f_back, s, called=frame):
         return
     refs = s.engine_refs
     window = [_NOW_NS(), 0, refs["sequence_nr"]()]

@@ -467,19 +467,15 @@ def test_a_spec_property_that_plants_a_global_of_the_importing_body(tmp_path, pr
 # gradients (no frame of the student's between the body and torch.autograd.grad) and makes
 # the body fail (no Resize.apply). Set inside the answer and put back before it returns.
 #
-# Each route is run twice. E4 forbids torch's engine too, and the engine watch charges it:
-# the engine's Python door is a request of the check's only when the nearest code above it
-# that is not the library's is the check's, and here it is the student's, below the body.
-# The walk from torch.autograd.grad still stops at the body, so the same route stays open
-# for a forbidden target that is not the engine (a check that forbids torch.optim, say).
-OPEN = pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 14): a body judged the library's when it starts still calls what student "
-    "code planted before or while it runs: other modules' attributes and globals, a module's "
-    "__getattr__, sys.modules entries, class attributes, a plugin the student's files name, "
-    "a global written by a thread of C callables. The walk from the forbidden call stops at "
-    "the body: only the engine watch charges these (a check that forbids the engine)"))
+# Each route is run twice, for the two ways it is charged. The walk from torch.autograd.grad
+# meets the body, but the frame of grad was not called by the code below the body by its
+# name: a C callable called it, the caller frame stands at `__build_class__`, an
+# IMPORT_FROM, a call of `next` or `staticmethod` (NOTE [What a judged body calls] in the
+# monitor), so the walk goes on to the student. And E4 forbids torch's engine too, which the
+# engine watch charges: the engine's Python door is a request of the check's only when the
+# walk from it finds no student code, by the same rule.
 CHARGES = [pytest.param("torch.autograd.engine", id="by-the-engine-watch"),
-           pytest.param("torch.autograd.grad", id="by-the-walk", marks=OPEN)]
+           pytest.param("torch.autograd.grad", id="by-the-walk")]
 
 BODY_READS = E4_ANSWER + """
 import functools, itertools, sys, types, warnings

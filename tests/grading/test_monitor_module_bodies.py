@@ -24,6 +24,7 @@ import pytest
 
 from monitor_harness import run
 from test_monitor_identity import E4, E4_ANSWER
+from test_monitor_same_package import fraction
 
 pytestmark = pytest.mark.slow
 torch = pytest.importorskip("torch")
@@ -378,12 +379,11 @@ answer("laundered", grads=laundered)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (README known limits): a library module that its own package's code imports during "
-    "a check is the library's doing; when its body calls another module, the student may "
-    "have planted that module first (sys.modules, a folder first on sys.path) or swapped the "
-    "attribute it calls"))
 def test_a_module_planted_for_a_library_import_launders_nothing(tmp_path):
+    """A library module that its own package's code imports during a check calls another
+    module's function, which the student planted first (sys.modules) as a chain of C
+    callables: the frame of torch.autograd.grad was not called by the body's code by its
+    name (the body calls `prepare`), so the walk goes on through the body to the student."""
     env = _installed(tmp_path)
     folder = tmp_path / "site-packages"
     (folder / "lazypkg" / "shadow.py").write_text("import lazyhelper\nlazyhelper.prepare()\n")
@@ -391,3 +391,73 @@ def test_a_module_planted_for_a_library_import_launders_nothing(tmp_path):
         handle.write("\n\ndef first_shadowed_use():\n    from lazypkg import shadow\n")
     found = run(tmp_path, SHADOWED, [E4], env=env)
     assert "torch.autograd.grad" in found.charged("laundered"), found.reports
+
+
+# The ways library code calls what it calls, in the body of a module its package imports
+# lazily during a check: each is the library's own call (NOTE [What a judged body calls] in
+# the monitor), so an honest answer that makes the package import it keeps full marks, as it
+# does for a body that calls torch.autograd.grad by its name.
+LIBRARY_IDIOMS = {
+    "a class whose __init__ runs it": '''
+class Grads:
+    def __init__(self):
+        t = torch.ones(2, requires_grad=True)
+        self.g, = torch.autograd.grad((t * 3).sum(), t)
+
+
+_g = Grads().g
+''',
+    "a decorated function": '''
+import functools
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@logged
+@torch.no_grad()
+def grads(scale):
+    with torch.enable_grad():
+        t = torch.ones(2, requires_grad=True)
+        return torch.autograd.grad((t * scale).sum(), t)
+
+
+_g, = grads(3)
+''',
+    "a generator in a for loop, a comprehension, a property": '''
+def each(n):
+    for _ in range(n):
+        t = torch.ones(2, requires_grad=True)
+        yield torch.autograd.grad((t * 3).sum(), t)[0]
+
+
+class Lazy:
+    @property
+    def g(self):
+        t = torch.ones(2, requires_grad=True)
+        return torch.autograd.grad((t * 3).sum(), t)[0]
+
+
+_all = [g for g in each(2)]
+_g = [Lazy().g for _ in range(1)][0]
+''',
+    "a call with a conditional argument, and backward()": '''
+t = torch.ones(2, requires_grad=True)
+_g, = torch.autograd.grad((t * 3).sum(), t, retain_graph=True if t.requires_grad else None)
+(t * 2).sum().backward()
+''',
+}
+
+
+@pytest.mark.parametrize("idiom", list(LIBRARY_IDIOMS))
+def test_what_a_lazily_imported_library_body_calls_is_the_librarys_doing(tmp_path, idiom):
+    env = _installed(tmp_path)
+    (tmp_path / "site-packages" / "lazypkg" / "heavy.py").write_text(
+        "import torch\n" + LIBRARY_IDIOMS[idiom])
+    found = run(tmp_path, IMPORTS, [E4], env=env)
+    assert fraction(found, "library imports") == 1.0, found.output[-3000:]
+    assert found.charged("library imports") == set(), found.reports
