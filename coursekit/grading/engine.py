@@ -22,9 +22,12 @@ engine ran (:func:`unasked`):
   graph built while the check's backward ran (the student's ``backward`` starting an engine
   of its own): a nested run nobody asked for.
 
-A tiny backward of the check's own at the start marks the driving thread and proves, at the
-end, that the profiler session is still the one started here (student code that stops or
-replaces it loses the marker, and the check is charged: failing closed).
+A tiny backward of the check's own at the start (the canary) marks the driving thread, and
+another at the end proves that the session still records it. Each must be in the events at
+the time it ran, which nothing run later can forge: a session the student stopped, replaced
+(a profiler of theirs: torch runs one at a time, and a second one silently takes its place)
+or kept from recording the driving thread loses one of them, and the check is charged
+(failing closed). So is a drive that runs more nodes than the watch reads.
 
 The functions here run inside the monitor. They call only C functions the monitor took from
 torch when it was installed, before any student code ran (:func:`capture`), so nothing the
@@ -34,9 +37,11 @@ pushed (Python code torch would call back), the watch does not start, and says s
 from __future__ import annotations
 
 import os
+import time
 
 CANARY = "SpecialErfcxBackward0"   # a node no check makes: the canary's own
 _MAX_EVENTS = 200_000
+TOO_MANY = "(more nodes than the watch reads)"
 # Nodes that compute no derivative: they pass gradients on, store them, or stand for an
 # undefined one. Library code calls some directly, outside any backward (gradcheck makes
 # UndefinedGrad nodes), and a backward that computes anything runs other nodes too.
@@ -74,6 +79,8 @@ def capture():
             "name": event.name, "start_ns": event.start_ns, "duration_ns": event.duration_ns,
             "thread": event.start_thread_id, "seq": event.sequence_nr,
             "canary": torch._C._special.special_erfcx, "ones": torch.ones,
+            "grad_enabled": torch._C.is_grad_enabled, "set_grad": torch._C._set_grad_enabled,
+            "now": time.time_ns, "ran": [],
             "run_backward": torch.autograd.Variable._execution_engine.run_backward,
             "modes": (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack),
             "dup": os.dup, "dup2": os.dup2, "open": os.open, "close": os.close,
@@ -108,22 +115,43 @@ def start(refs) -> bool:
         refs["prepare"](refs["config"], refs["activities"])
         refs["enable"](refs["config"], refs["activities"], refs["scopes"])
 
+    refs["ran"] = []
     try:
         _quiet(refs, begin)
-        # Only the canary's node runs: the leaf's gradient is captured (as torch.autograd.grad
-        # does), and the output's gradient is given.
+    except Exception:  # noqa: BLE001 — no watch: the caller fails closed
+        return False
+    return _canary(refs)
+
+
+def _canary(refs) -> bool:
+    """Run the canary's backward, and remember when it ran. Only its node runs: the leaf's
+    gradient is captured (as torch.autograd.grad does), and the output's gradient is given.
+    Grad mode is on for it whatever the student's code left (``torch.set_grad_enabled(False)``
+    at a cell's top level is an honest idiom)."""
+    was = refs["grad_enabled"]()
+    try:
+        refs["set_grad"](True)
+        began = refs["now"]()
         leaf = refs["ones"](1, requires_grad=True)
         refs["run_backward"]((refs["canary"](leaf),), (refs["ones"](1),), False, False, (leaf,),
                              False, False)
-    except Exception:  # noqa: BLE001 — no watch: the caller fails closed
+        refs["ran"].append((began, refs["now"]()))
+    except Exception:  # noqa: BLE001 — no canary: the caller fails closed
         return False
+    finally:
+        refs["set_grad"](was)
     return True
 
 
 def stop(refs):
-    """End the session: ``[(name, start_ns, end_ns, thread, sequence_nr), ...]``, or None when
-    the session was stopped or replaced by someone else (no canary)."""
+    """End the session: ``[(name, start_ns, end_ns, thread, sequence_nr), ...]``, the opening
+    canary first, or None when the session was stopped, replaced or kept from recording by
+    someone else (a canary missing at the time it ran)."""
     try:
+        if refs["modes"][0]() or refs["modes"][1]():   # the canary would call Python code
+            closed = False
+        else:
+            closed = _canary(refs)
         # A session of every thread is global: the driving thread's own flag does not show it
         # (a session that is not there any more gives no events, so no canary).
         if not refs["all_threads"] and not refs["enabled"]():
@@ -137,9 +165,20 @@ def stop(refs):
         begin = refs["start_ns"](event)
         found.append((refs["name"](event), begin, begin + refs["duration_ns"](event),
                       refs["thread"](event), refs["seq"](event)))
-    if not any(CANARY in name for name, *_ in found):
+    truncated = len(events) > _MAX_EVENTS   # charged all the same: the closing canary may
+    if not closed or len(refs["ran"]) != 2:  # be among the nodes not read
         return None
-    return found
+    canaries = []
+    for began, ended in refs["ran"][:1 if truncated else 2]:
+        marks = [e for e in found if CANARY in e[0] and began <= e[1] and e[2] <= ended]
+        if not marks:
+            return None
+        canaries.append(marks[0])
+    if canaries[0][3] != canaries[-1][3]:
+        return None
+    if truncated:
+        found.append((TOO_MANY, 0, 0, canaries[0][3], -1))
+    return [canaries[0], *found]
 
 
 def unasked(events, windows) -> list[str]:
@@ -151,6 +190,10 @@ def unasked(events, windows) -> list[str]:
     thread = canary[0][3] if canary else None
     problems = {}
     for name, begin, end, where, seq in events:
+        if name == TOO_MANY:
+            problems.setdefault("many", f"ran more than {_MAX_EVENTS} nodes, more than the "
+                                        f"watch reads")
+            continue
         if CANARY in name or name in PASSIVE:
             continue
         if where != thread:

@@ -1625,7 +1625,7 @@ def _on_drive(frame, s):
         problems += ["a thread running your code was running"
                      for owner in s.student_threads.values()
                      if _is_alive(owner) and _runs_student_code(owner, s)][:1]
-    s.engine = {"frame": frame, "windows": [], "problems": problems}
+    s.engine = {"frame": frame, "windows": [], "problems": problems, "thread": _THREAD_ID()}
     _remember_return(frame, _end_drive, s)
 
 
@@ -1635,7 +1635,8 @@ def _end_drive(frame, s):
     events = refs["watch"]["stop"](refs)
     problems = state["problems"]
     if events is None:
-        problems.append("stopped or replaced the engine watch")
+        problems.append("stopped or replaced the engine watch (a torch profiler started "
+                        "during the check does this: torch runs one at a time)")
     else:
         problems += refs["watch"]["unasked"](events, state["windows"])
     for problem in problems:
@@ -1647,8 +1648,9 @@ def _on_engine_entry(frame, s):
     of the check's own opens a window (see :mod:`.engine`); the student's is a target call.
     A walk that meets a module body the library imports stops there only when every frame
     below it was called by its caller's own code (NOTE [What a judged body calls])."""
-    if s.engine is None or _student_above(frame.f_back, s, called=frame):
-        return
+    if s.engine is None or _THREAD_ID() != s.engine["thread"] or _student_above(
+            frame.f_back, s, called=frame):
+        return   # a window is the driving thread's: another's nodes are charged anyway
     refs = s.engine_refs
     window = [_NOW_NS(), 0, refs["sequence_nr"]()]
     s.engine["windows"].append(window)

@@ -8,7 +8,11 @@ so the cases that finished count even if a later one hangs or kills the kernel.
 
 Nothing here is trusted. The grader computed the expected values before it sent the tape and
 only compares what comes back; code in this process may replace, wrap or skip every function
-of this module, and gains nothing by it but its own failed cases.
+of this module, and gains nothing by it but its own failed cases. What :func:`drive` calls
+outside the check's program is taken when this module is imported, before any student code:
+a function the student put in ``gc`` or ``json`` later would run with this module's frame
+below it, which the monitor takes for the grader's (red team 15 started a thread and a
+process so).
 """
 from __future__ import annotations
 
@@ -19,6 +23,13 @@ from typing import Any
 from .encoding import MIME_TYPE, encode, encode_error
 from .program import Observation, get_check, run_program
 from .tape import TapeRng, load
+
+_GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
+_DECODE = json.JSONDecoder().decode
+try:
+    from IPython.display import display as _DISPLAY
+except ImportError:   # a run in this process without IPython: nothing is published
+    _DISPLAY = None
 
 # (check, hidden) -> the objects registered by the checks cells, in call order.
 _REGISTERED: dict[tuple[str, bool], list[Any]] = {}
@@ -47,7 +58,7 @@ def forget() -> None:
 
 def drive(request: str) -> None:
     """Run one check on a registered object against the grader's tape (see module docstring)."""
-    message = json.loads(request)
+    message = _DECODE(request)
     ticket = message["ticket"]
     try:
         impl = registered(message["check"], message["hidden"], int(message["from_end"]))
@@ -66,17 +77,16 @@ def drive(request: str) -> None:
 
     # A library finalizer run by the garbage collector amid the student's code would look, to
     # the monitor, like a call the student made: no collection while the check runs.
-    collecting = gc.isenabled()
-    gc.disable()
+    collecting = _GC_ENABLED()
+    _GC_DISABLE()
     try:
         run_program(get_check(message["check"]), impl,
                     rng=TapeRng(load(message["tape"])), on_observation=publish)
     finally:
         if collecting:
-            gc.enable()
+            _GC_ENABLE()
     _publish({"ticket": ticket, "done": True})
 
 
 def _publish(item: dict) -> None:
-    from IPython.display import display
-    display({MIME_TYPE: item}, raw=True)
+    _DISPLAY({MIME_TYPE: item}, raw=True)

@@ -1,7 +1,10 @@
 """Red team 15: the engine watch of commit b8b79c1 (a global profiler session of every thread,
 ``profile_all_threads``; windows only where the nearest author above the engine's door is
 not the student's; ``stop()`` trusting the canary alone). Each attempt is a test: stopped,
-a plain passing test; gets through, a strict expected failure that says so.
+a plain passing test; gets through, a strict expected failure that says so. Five got
+through at first and are stopped now (each test says how): a canary at each end, each
+checked against the time it ran; too many nodes charged; windows only on the driving
+thread; oracle.drive's own gc functions.
 
 Every attack answer computes the gradients with torch's engine (full marks by value) and
 must be charged ``torch.autograd.engine`` by E4.
@@ -76,13 +79,9 @@ answer("attack", grads=replaced)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): the canary is a node anyone can make. The answer runs the engine "
-    "through C, then starts a session of its own (_prepare_profiler/_enable_profiler through "
-    "functools.partial, which replaces the monitor's global session and drops its events) and "
-    "runs SpecialErfcxBackward0 on the driving thread: stop() finds a canary and nothing "
-    "else, so nothing is charged"))
 def test_a_replaced_session_with_a_forged_canary_is_charged(tmp_path):
+    """Stopped: each canary must be in the events at the time it ran (engine.stop), and a session
+    started later holds no node of the opening one."""
     _attack(tmp_path, REPLACE_AND_FORGE)
 
 
@@ -134,11 +133,8 @@ answer("attack", grads=flooded)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): stop() keeps only the first 200,000 events (engine._MAX_EVENTS) and "
-    "unasked() skips passive nodes: one backward over 200,001 leaves (AccumulateGrad nodes, never "
-    "charged) push the answer's real nodes past the cut"))
 def test_a_flood_of_passive_nodes_before_the_backward_is_charged(tmp_path):
+    """Stopped: more nodes than the watch reads is charged itself (engine.TOO_MANY)."""
     _attack(tmp_path, FLOOD)
 
 
@@ -170,12 +166,18 @@ _thread = threading.Thread(target=functools.partial(collections.deque, _work, 0)
 
 WINDOW_ANSWER = '''
 
+_waited = []
+
+
 def _window_open():
     return len(_gate.not_empty._waiters) > 0
 
 
 def in_a_window(x, y, w1, w2):
-    while not _window_open():
+    # No window thread (it was never started): once 5 s have passed, the engine unwindowed.
+    deadline = time.monotonic() + (0 if _waited else 5)
+    _waited.append(1)
+    while not _window_open() and time.monotonic() < deadline:
         time.sleep(0.001)
     time.sleep(0.002)
     found = by_engine(x, y, w1, w2)
@@ -211,15 +213,10 @@ def test_a_window_thread_the_student_started_opens_no_window(tmp_path):
     _attack(tmp_path, WINDOW_THREAD_OF_THE_STUDENTS)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): a window is a time interval, opened by a call into "
-    "_engine_run_backward on ANY thread with no student code and no author above it. A "
-    "thread started from a body judged the library's (red team 14's route: "
-    "torch.autograd.function.AUTOGRAD_FUNCTION_COUNTER set to map(Thread.start, [t])) is "
-    "not the student's; its C-only target raises its own sequence number, then blocks in "
-    "torch.autograd.backward on a leaf (hook queue.get): the driving thread's engine nodes "
-    "fall into that window with sequence numbers below the thread's, and are not charged"))
 def test_a_window_opened_by_a_thread_that_is_nobodys_is_charged(tmp_path):
+    """Stopped twice over: a window opens only on the thread that drives the check, and the
+    walk from torch.autograd.backward goes on through the body (its frame was called by C, not
+    by the body's code: NOTE [What a judged body calls])."""
     _attack(tmp_path, WINDOW_THREAD)
 
 
@@ -307,18 +304,16 @@ def test_an_answer_that_profiles_itself_is_not_charged(tmp_path):
 # student code above and the thread is nobody's.
 WINDOW_THREAD_FROM_THE_DRIVE = WINDOW_SETUP + """
 import gc
+_real_disable = gc.disable
 gc.disable = functools.partial(next, map(threading.Thread.start, [_thread]), None)
-""" + WINDOW_ANSWER
+""" + WINDOW_ANSWER + """
+gc.disable = _real_disable    # else the interpreter's own exit starts the thread, and aborts
+"""
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): a window opened by a thread that is nobody's, started by the grader's "
-    "request itself: oracle.drive calls gc.disable(), which the student replaced by "
-    "functools.partial(next, map(Thread.start, [t]), None). Thread.start runs from C with "
-    "oracle.drive right below (no student code above: not the student's thread); the "
-    "thread's C-only target opens windows (torch.autograd.backward on a leaf, blocked in its "
-    "hook, sequence number raised) that the driving thread's engine nodes fall into"))
 def test_a_window_thread_started_by_the_drive_itself_is_charged(tmp_path):
+    """Stopped: oracle.drive calls the gc functions it took at import, not the gc module's (the
+    planted one is never called), and a window opens only on the driving thread."""
     _attack(tmp_path, WINDOW_THREAD_FROM_THE_DRIVE)
 
 
@@ -352,6 +347,8 @@ def in_a_child(x, y, w1, w2):
     if os.getpid() != _parent_pid:
         _serve()
     _parent_end.send_bytes(pickle.dumps((x, y, w1, w2)))
+    if not _parent_end.poll(20):                  # no child: the engine here
+        return by_engine(x, y, w1, w2)
     return pickle.loads(_parent_end.recv_bytes())
 
 
@@ -359,14 +356,8 @@ answer("attack", grads=in_a_child)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): the engine in another process. gc.disable, which oracle.drive calls "
-    "before the check's program, replaced by functools.partial(next, "
-    "itertools.starmap(os.fork, [()]), None): the audit hook judges os.fork by its origin "
-    "(oracle.drive: grading code), so the fork passes; the child's copy of the answer serves "
-    "gradients computed through C (run_backward in a partial) over a Pipe, and no session in "
-    "the parent sees the child's nodes"))
 def test_the_engine_in_a_process_the_drive_forked_is_charged(tmp_path):
+    """Stopped: oracle.drive no longer calls the planted gc.disable (taken at import)."""
     _attack(tmp_path, FORKED)
 
 
