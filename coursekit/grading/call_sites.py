@@ -46,6 +46,7 @@ _NOTHING = frozenset(("PRECALL", "KW_NAMES", "NOP"))
 # Instructions that load what they push by a name: (how the name is found).
 _BY_NAME = frozenset(("LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR"))
 _BY_LOCAL = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF"))
+_LOADS = _BY_NAME | _BY_LOCAL | frozenset(("LOAD_GLOBAL", "LOAD_BUILD_CLASS"))
 
 
 def _effect(name: str, arg: int):
@@ -137,15 +138,21 @@ def site(code, lasti: int, parsed) -> tuple:
         return "", False, None
     if name in _BY_NAME:
         return name, inlined, (name, code.co_names[arg])
-    if name == "CALL":
-        depth = arg   # the callable (or self), under the arguments
-        if index >= 1 and instructions[index - 1][1] == "PRECALL":
-            index -= 1
-    elif name == "CALL_FUNCTION_EX":
-        depth = 1 + (arg & 1)
-    else:
+    if name == "CALL_FUNCTION_EX":
+        return name, inlined, _load(code, instructions, index, 1 + (arg & 1), targets)
+    if name != "CALL":
         return name, inlined, None
-    return name, inlined, _load(code, instructions, index, depth, targets)
+    if index >= 1 and instructions[index - 1][1] == "PRECALL":
+        index -= 1
+    # Under the arguments: the callable and NULL, or a method and its ``self`` (a
+    # comprehension is called so, with its iterator as ``self``): the load of a name, or the
+    # function a MAKE_FUNCTION made.
+    found = _load(code, instructions, index, arg, targets)
+    if found is not None and found[0] not in _LOADS:
+        below = _load(code, instructions, index, arg + 1, targets)
+        if below is not None and below[0] == "MAKE_FUNCTION":
+            return name, inlined, below
+    return name, inlined, found
 
 
 def _load(code, instructions, index, depth, targets):

@@ -113,6 +113,7 @@ LIBRARY_ENV = "COURSEKIT_MONITOR_LIBRARY"  # more folders of grading code: a cou
 PROFILE_ENV = "COURSEKIT_MONITOR_PROFILE"  # "python": no compiled fast paths (tests compare both)
 GRADING_TARGET = "coursekit.grading"   # grading code called by student code
 ENGINE_TARGET = "torch.autograd.engine"  # torch's autograd engine, watched from C++
+DRIVE_EVENT = "coursekit.grading.drive"  # the audit event oracle.drive starts with
 EXIT_CHANNEL_TAMPERED = 86
 
 # The same forbidden call from the same student file is reported at most once per REPORT_S:
@@ -279,7 +280,9 @@ _MODULE_OF_TYPE = type.__dict__["__module__"].__get__
 _MRO_OF_TYPE = type.__dict__["__mro__"].__get__
 _DICT_OF_TYPE = type.__dict__["__dict__"].__get__
 _CODE_OF = _FUNCTION.__dict__["__code__"].__get__
-_FUNCTION_DICT = _FUNCTION.__dict__["__dict__"].__get__
+_CLOSURE_OF = _FUNCTION.__dict__["__closure__"].__get__
+_CELL_CONTENTS = types.CellType.__dict__["cell_contents"].__get__
+_NAME_OF_TYPE = type.__dict__["__name__"].__get__
 _GLOBALS_OF = _FUNCTION.__dict__["__globals__"].__get__
 _FUNC_OF_METHOD = _METHOD.__dict__["__func__"].__get__
 _SELF_OF_WRAPPER = _METHOD_WRAPPER.__dict__["__self__"].__get__
@@ -485,6 +488,7 @@ class _State:
         "c_keep",
         "c_seen",
         "call_sites",
+        "drive_code",
         "engine",
         "engine_refs",
         "entry",
@@ -541,6 +545,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.open, s.references = grading_identity(program._REGISTRY, program.handed_objects(),
                                             modules)
     s.answer_grading = (s.grading, s.open, s.references)
+    s.drive_code = _CODE_OF(oracle.drive)
     s.specials = {id(_CODE_OF(program.run_program)): RUN_PROGRAM,
                   id(_CODE_OF(oracle.drive)): DRIVE, id(_CODE_OF(program.handed)): HANDED,
                   id(_CODE_OF(program.check)): CHECK}
@@ -551,6 +556,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
+    switch = _keep_record_function_on(s, seal)
     s.import_system = _import_system(s.library)
     s.stock_imports, s.library_bodies = _stock_imports(), {}
     s.call_sites = {"parsed": {}, "parse": seal(call_sites.parse), "site": seal(call_sites.site)}
@@ -576,7 +582,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.entry = guard(profile)
     # The monitor's own functions: reading or changing them, or their frames, is refused.
     s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
-                                       s.report, s.entry))
+                                       s.report, s.entry, switch) if f is not None)
     _quiet_own(s)
     s.resume, s.is_set = _set_profile(s, seal, fast)
     # A new thread starts with the Python profile function; the audit hook sets the C one at
@@ -584,6 +590,27 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     threading.setprofile(s.entry)
     sys.addaudithook(guard(hook))
     s.write("ready", f"{len(targets)} targets")
+
+
+def _keep_record_function_on(s, seal):
+    """Torch's switch of RecordFunction for a thread (``_enable_record_function``), through
+    which no profiler sees the engine's nodes, replaced where torch keeps it by a sealed
+    function that reports the call and switches nothing (red team 15: switched off through
+    a C wrapper, and on again before the check ended). Nothing of torch's calls it; returns
+    the replacement, or None without the engine watch."""
+    if s.engine_refs is None:
+        return None
+    import torch
+    original = torch._C._autograd._enable_record_function
+    switch = seal(_record_function_switched, s=s)
+    for module in (torch._C._autograd, torch.autograd):
+        if vars(module).get("_enable_record_function") is original:
+            setattr(module, "_enable_record_function", switch)
+    return switch
+
+
+def _record_function_switched(enable, *, s):
+    s.write("tamper", "switched torch's RecordFunction, which the engine watch reads")
 
 
 def _import_system(library: tuple[str, ...]) -> tuple:
@@ -1042,7 +1069,11 @@ def _thread_started(frame, info, s):
         _THREADING_DICT["_trace_hook"] = None
         s.write("tamper", "threading.settrace was set before a thread started")
     owner = frame.f_locals.get("self")
-    if owner is not None and _student_above(frame, s):
+    # Walked through module bodies: what a thread runs is never judged against a body again
+    # (its stack starts afresh), so one started below a body counts by what is below the
+    # body (red team 16: a library's dunder method, called by a chain of C callables, that
+    # starts a thread).
+    if owner is not None and _student_above(frame, s, bodies=False):
         s.student_threads[id(owner)] = owner
         if s.engine is not None and not s.engine_refs["all_threads"]:
             s.engine["problems"].append("started a thread, where the engine watch cannot follow")
@@ -1050,10 +1081,11 @@ def _thread_started(frame, info, s):
 
 # ----------------------------------------------------------------------- walks up the stack
 
-def _student_above(frame, s, called=None, _id=id, _str=str) -> str:
+def _student_above(frame, s, called=None, bodies=True, _id=id, _str=str) -> str:
     """The file of the student code on the stack from ``frame`` up to the grader's request
     ("" when there is none). A thread that student code started is the student's at its
-    root. ``called``: the frame whose call is judged (``frame`` is its caller), if any.
+    root. ``called``: the frame whose call is judged (``frame`` is its caller), if any;
+    ``bodies``: whether a library module's body can end the walk at all.
     Answers are kept per running frame (a walk deep inside a library would otherwise
     be repeated for every call) and dropped when the frame returns or yields; not those of a
     walk that met a library module's body (NOTE [What a judged body calls])."""
@@ -1070,7 +1102,7 @@ def _student_above(frame, s, called=None, _id=id, _str=str) -> str:
         if info[3] is DRIVE:
             where = ""   # the grader's request: what runs below it is the grader's
             break
-        if _id(info[0]) in s.module_bodies and _imported_for_library(frame, s):
+        if bodies and _id(info[0]) in s.module_bodies and _imported_for_library(frame, s):
             # A library module's body that the import system runs for library code: what
             # runs below it is the module's doing, if the module's own code called it.
             met_body = True
@@ -1088,8 +1120,8 @@ def _student_above(frame, s, called=None, _id=id, _str=str) -> str:
         depth += 1
     if where is None:
         where = TOO_DEEP if frame is not None else ""
-    if met_body:
-        return where
+    if met_body or not bodies:
+        return where   # an answer for these frames alone (NOTE [What a judged body calls])
     if len(s.walked) > 50_000:
         _forget_walks(s)
     for each in passed:
@@ -1264,26 +1296,57 @@ def _called_by_their_callers(called, passed, body, s) -> bool:
     return True
 
 
-def _wraps_the_function_named(frame, name, _type=type, _get=dict.get, _str=str) -> bool:
-    """Whether ``frame`` runs a decorator's wrapper around a function called ``name``: one of
-    its variables (its closure's) is that function, or wraps it (``__wrapped__``, as
-    ``functools.wraps`` sets it), read without running any code of an object's."""
+def _wraps_the_function_named(frame, name, _type=type, _str=str) -> bool:
+    """Whether ``frame`` runs a decorator's wrapper around a function called ``name``: a
+    function in its closure (its free variables, which the caller does not choose as it
+    chooses arguments), or in the closure of a wrapper there, read without running any code
+    of an object's (``__wrapped__`` is not read: student code can set it on any function)."""
+    code = frame.f_code
     names = frame.f_locals
     if _type(names) is not dict:
         return False
-    for value in list(names.values()):
-        for _ in range(8):
+    found = [names.get(free) for free in code.co_freevars]
+    for _ in range(8):
+        inner = []
+        for value in found:
             if _type(value) is not _FUNCTION:
-                break
+                continue
             if _str.__str__(_CODE_OF(value).co_name) == name:
                 return True
-            value = _get(_FUNCTION_DICT(value), "__wrapped__")
+            for cell in _CLOSURE_OF(value) or ():
+                try:
+                    inner.append(_CELL_CONTENTS(cell))
+                except ValueError:   # an empty cell
+                    pass
+        found = inner
     return False
 
 
 _NESTING_FLAGS = 0x20 | 0x80 | 0x200   # a generator, a coroutine, an async generator
+_NEW_LOCALS = 0x02                      # a function's code (a module's or a class's has none)
 _CONSUMERS = frozenset(("next", "list", "tuple", "sorted", "set", "dict", "sum", "any", "all",
                         "enumerate", "zip", "min", "max", "join"))
+# Dunder methods that CPython runs for an instruction of the caller's, by instruction (a
+# ``CALL`` and a class statement are judged apart, in :func:`_dunder_called_for`).
+_DUNDERS_OF = types.MappingProxyType({   # read-only: the sealed copy shares it
+    "BINARY_OP": ("__add__", "__and__", "__floordiv__", "__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imatmul__", "__imod__", "__imul__", "__ior__", "__ipow__", "__irshift__", "__isub__", "__itruediv__", "__ixor__", "__lshift__", "__matmul__", "__mod__", "__mul__", "__or__", "__pow__", "__radd__", "__rand__", "__rfloordiv__", "__rlshift__", "__rmatmul__", "__rmod__", "__rmul__", "__ror__", "__rpow__", "__rrshift__", "__rshift__", "__rsub__", "__rtruediv__", "__rxor__", "__sub__", "__truediv__", "__xor__"),
+    "COMPARE_OP": ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"),
+    "CONTAINS_OP": ("__contains__",),
+    "BINARY_SUBSCR": ("__getitem__", "__class_getitem__", "__missing__"),
+    "STORE_SUBSCR": ("__setitem__",), "DELETE_SUBSCR": ("__delitem__",),
+    "UNARY_NEGATIVE": ("__neg__",), "UNARY_POSITIVE": ("__pos__",),
+    "UNARY_INVERT": ("__invert__",), "UNARY_NOT": ("__bool__", "__len__"),
+    "GET_ITER": ("__iter__",), "FOR_ITER": ("__next__",), "BEFORE_WITH": ("__enter__",),
+    "LOAD_ATTR": ("__getattr__", "__getattribute__", "__get__"),
+    "LOAD_METHOD": ("__getattr__", "__getattribute__", "__get__"),
+    "STORE_ATTR": ("__setattr__", "__set__", "__set_name__"),
+    "DELETE_ATTR": ("__delattr__", "__delete__"),
+    "POP_JUMP_FORWARD_IF_TRUE": ("__bool__", "__len__"),
+    "POP_JUMP_FORWARD_IF_FALSE": ("__bool__", "__len__"),
+    "FORMAT_VALUE": ("__format__", "__str__", "__repr__"),
+})
+_CLASS_STATEMENT = ("__init__", "__new__", "__prepare__", "__init_subclass__", "__set_name__",
+                    "__mro_entries__")
 
 
 def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
@@ -1291,9 +1354,6 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
     """Whether ``caller``'s own code called ``frame``'s code (NOTE [What a judged body
     calls])."""
     code, above = frame.f_code, caller.f_code
-    for constant in above.co_consts:
-        if constant is code:
-            return True   # nested in the caller's code: a class body, a comprehension
     sites = s.call_sites
     known = sites["parsed"].get(_id(above))
     if known is None or known[0] is not above:
@@ -1303,6 +1363,14 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
         known = (above, sites["parse"](above))
         sites["parsed"][_id(above)] = known
     instruction, inlined, load = sites["site"](above, caller.f_lasti, known[1])
+    for constant in above.co_consts:
+        # Nested in the caller's code. A function's nested code is made anew at each call,
+        # out of reach; a module body's functions live on in its globals, where a chain of C
+        # callables can reach them, so from there only what the body calls itself counts.
+        if constant is code and (above.co_flags & _NEW_LOCALS or inlined or load is not None
+                                 and load[0] in ("LOAD_BUILD_CLASS", "MAKE_FUNCTION")
+                                 or code.co_flags & _NESTING_FLAGS):
+            return True
     name = _str.__str__(code.co_name)
     if load is not None and load[1] == name:
         return True   # called by its own name (or a property read by its name)
@@ -1312,7 +1380,7 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
         # the name is unknown (a conditional expression among the arguments).
         return load is None or _wraps_the_function_named(frame, load[1])
     if name[:2] == "__" == name[-2:]:
-        return True   # a dunder method: run by C for the caller's statement or operator
+        return _dunder_called_for(frame, name, instruction, load)
     if code.co_flags & _NESTING_FLAGS:
         return instruction in ("FOR_ITER", "SEND") or (
             instruction == "CALL" and load is not None and load[1] in _CONSUMERS)
@@ -1321,6 +1389,38 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
         value = _get(names, load[1]) if _type(names) is dict else None
         return _type(value) is _FUNCTION and _CODE_OF(value) is code
     return False
+
+
+def _dunder_called_for(frame, name, instruction, load, _type=type, _str=str,
+                       _get=dict.get) -> bool:
+    """Whether CPython ran the dunder method ``name`` (``frame``) for the caller's
+    instruction: an operator's, a subscript's, an attribute's, a ``with``'s or a ``for``'s
+    method; ``__init__``/``__new__`` for a call of a class of that name (in the method's
+    class's MRO); a class statement's protocol, on a class. A dunder method called as a plain
+    function by a chain of C callables stands at none of these (red team 16)."""
+    if name in _DUNDERS_OF.get(instruction, ()):
+        return True
+    if instruction == "IMPORT_FROM" and name == "__getattr__":   # a module's own __getattr__
+        names = frame.f_globals
+        own = _get(names, "__getattr__") if _type(names) is dict else None
+        return _type(own) is _FUNCTION and _CODE_OF(own) is frame.f_code
+    if instruction != "CALL" or load is None or name not in _CLASS_STATEMENT:
+        return False
+    names = frame.f_locals
+    first = _get(names, frame.f_code.co_varnames[0]) if _type(names) is dict and \
+        frame.f_code.co_argcount else None
+    if load[0] == "LOAD_BUILD_CLASS":
+        return name in ("__set_name__", "__mro_entries__") or _is_class(first)
+    if name not in ("__init__", "__new__"):
+        return False
+    cls = first if name == "__new__" else _type(first)
+    return _is_class(cls) and any(_str.__str__(_NAME_OF_TYPE(each)) == load[1]
+                                  for each in _MRO_OF_TYPE(cls))
+
+
+def _is_class(value, _type=type) -> bool:
+    """Whether ``value`` is a class, read from its type's MRO (no ``__class__`` of its own)."""
+    return type in _MRO_OF_TYPE(_type(value))
 
 
 def _as_the_import_system_makes_it(names, code, s, _type=type, _str=str,
@@ -1629,6 +1729,16 @@ def _on_drive(frame, s):
     _remember_return(frame, _end_drive, s)
 
 
+def _on_drive_event(event, args, caller, from_student, s):
+    """``oracle.drive``'s first line raises this event, so that a profile function switched
+    off before the drive is back (the hook puts it back at any event) before the check's
+    program runs; when it was off as the drive was called, the engine watch starts now."""
+    if from_student or caller.f_code is not s.drive_code:
+        return
+    if s.engine is None or s.engine["frame"] is not caller:
+        _on_drive(caller, s)
+
+
 def _end_drive(frame, s):
     state, s.engine = s.engine, None
     refs = s.engine_refs
@@ -1930,7 +2040,8 @@ _HANDLERS = {"object.__setattr__": _on_setattr, "object.__delattr__": _on_setatt
              "sys.setprofile": _on_setprofile, "open": _on_open, "compile": _on_compile,
              "code.__new__": _on_compile, "exec": _on_exec, "function.__new__": _on_function_new,
              "marshal.loads": _on_marshal, "marshal.load": _on_marshal,
-             "pickle.find_class": _on_unpickle, "import": _on_import}
+             "pickle.find_class": _on_unpickle, "import": _on_import,
+             DRIVE_EVENT: _on_drive_event}
 
 
 def _adopt(code, s, globals_=None):

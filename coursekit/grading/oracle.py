@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from typing import Any
 
 from .encoding import MIME_TYPE, encode, encode_error
+from .monitor import DRIVE_EVENT
 from .program import Observation, get_check, run_program
 from .tape import TapeRng, load
 
 _GC_ENABLED, _GC_DISABLE, _GC_ENABLE = gc.isenabled, gc.disable, gc.enable
+_AUDIT = sys.audit
 _DECODE = json.JSONDecoder().decode
 try:
     from IPython.display import display as _DISPLAY
@@ -58,6 +61,7 @@ def forget() -> None:
 
 def drive(request: str) -> None:
     """Run one check on a registered object against the grader's tape (see module docstring)."""
+    _AUDIT(DRIVE_EVENT)   # a monitor switched off is back before the check runs
     message = _DECODE(request)
     ticket = message["ticket"]
     try:

@@ -1,10 +1,10 @@
 """Red team 15: the engine watch of commit b8b79c1 (a global profiler session of every thread,
 ``profile_all_threads``; windows only where the nearest author above the engine's door is
 not the student's; ``stop()`` trusting the canary alone). Each attempt is a test: stopped,
-a plain passing test; gets through, a strict expected failure that says so. Five got
+a plain passing test; gets through, a strict expected failure that says so. Six got
 through at first and are stopped now (each test says how): a canary at each end, each
 checked against the time it ran; too many nodes charged; windows only on the driving
-thread; oracle.drive's own gc functions.
+thread; oracle.drive's own gc functions; torch's RecordFunction switch replaced.
 
 Every attack answer computes the gradients with torch's engine (full marks by value) and
 must be charged ``torch.autograd.engine`` by E4.
@@ -104,11 +104,9 @@ answer("attack", grads=unrecorded)
 '''
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (red team 15): torch._C._autograd._enable_record_function(False), called through "
-    "functools.partial, turns off RecordFunction on the driving thread: the engine's nodes "
-    "reach no profiler session, the canary ran before, and nothing is charged"))
 def test_record_function_switched_off_on_the_driving_thread_is_charged(tmp_path):
+    """Stopped: the monitor replaced torch's switch where torch keeps it by one that reports
+    the call and switches nothing (monitor._keep_record_function_on)."""
     _attack(tmp_path, RECORD_OFF)
 
 
