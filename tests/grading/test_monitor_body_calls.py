@@ -16,6 +16,7 @@ import pytest
 
 from monitor_harness import run
 from test_monitor_identity import E4, E4_ANSWER
+from test_monitor_module_bodies import IMPORTS, _installed
 from test_monitor_same_package import fraction
 
 pytestmark = pytest.mark.slow
@@ -266,7 +267,6 @@ def test_torch_optim_in_threads_a_library_dunder_starts_under_the_body(tmp_path)
 # The ways library code calls what it calls, in the body of a module its package imports
 # lazily during a check (as test_monitor_module_bodies.py's LIBRARY_IDIOMS): an honest answer
 # that makes the package import it should keep full marks with nothing charged.
-from test_monitor_module_bodies import IMPORTS, _installed  # noqa: E402
 
 HONEST_IDIOMS = {
     "an aliased import": '''
