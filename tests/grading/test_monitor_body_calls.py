@@ -16,7 +16,7 @@ import pytest
 
 from monitor_harness import run
 from test_monitor_identity import E4, E4_ANSWER
-from test_monitor_module_bodies import IMPORTS, _installed
+from test_monitor_module_bodies import assert_honest_lazy_body
 from test_monitor_same_package import fraction
 
 pytestmark = pytest.mark.slow
@@ -384,9 +384,4 @@ FALSE_ALARMS = {
     pytest.param(name, marks=_false_alarm(FALSE_ALARMS[name])) if name in FALSE_ALARMS else name
     for name in HONEST_IDIOMS])
 def test_what_a_lazily_imported_library_body_calls_honestly(tmp_path, idiom):
-    env = _installed(tmp_path)
-    (tmp_path / "site-packages" / "lazypkg" / "heavy.py").write_text(
-        "import torch\n" + HONEST_IDIOMS[idiom])
-    found = run(tmp_path, IMPORTS, [E4], env=env)
-    assert fraction(found, "library imports") == 1.0, found.output[-3000:]
-    assert found.charged("library imports") == set(), found.reports
+    assert_honest_lazy_body(tmp_path, HONEST_IDIOMS[idiom])
