@@ -467,15 +467,14 @@ def test_a_spec_property_that_plants_a_global_of_the_importing_body(tmp_path, pr
 # gradients (no frame of the student's between the body and torch.autograd.grad) and makes
 # the body fail (no Resize.apply). Set inside the answer and put back before it returns.
 #
-# Each route is run twice, for the two ways it is charged. The walk from torch.autograd.grad
+# Each route is charged two ways, both asserted from one run. The walk from torch.autograd.grad
 # meets the body, but the frame of grad was not called by the code below the body by its
 # name: a C callable called it, the caller frame stands at `__build_class__`, an
 # IMPORT_FROM, a call of `next` or `staticmethod` (NOTE [What a judged body calls] in the
 # monitor), so the walk goes on to the student. And E4 forbids torch's engine too, which the
 # engine watch charges: the engine's Python door is a request of the check's only when the
 # walk from it finds no student code, by the same rule.
-CHARGES = [pytest.param("torch.autograd.engine", id="by-the-engine-watch"),
-           pytest.param("torch.autograd.grad", id="by-the-walk")]
+CHARGES = {"torch.autograd.grad", "torch.autograd.engine"}   # by the walk, by the engine watch
 
 BODY_READS = E4_ANSWER + """
 import functools, itertools, sys, types, warnings
@@ -581,7 +580,6 @@ answer("laundered"''')
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@pytest.mark.parametrize("charge", CHARGES)
 @pytest.mark.parametrize("attack", [
     pytest.param(OTHER_MODULES_ATTRIBUTE, id="other-modules-attribute"),
     pytest.param(MODULE_GETATTR, id="module-getattr"),
@@ -589,10 +587,10 @@ answer("laundered"''')
     pytest.param(OTHER_MODULES_GLOBAL, id="other-modules-global"),
     pytest.param(CLASS_ATTRIBUTE, id="class-attribute"),
 ])
-def test_what_a_judged_body_reads_of_other_objects(tmp_path, profile, attack, charge):
+def test_what_a_judged_body_reads_of_other_objects(tmp_path, profile, attack):
     found = run(tmp_path, attack, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
+    assert CHARGES <= found.charged("laundered"), (found.reports, found.output[-3000:])
 
 
 # Files the student wrote, read by a judged body: the student's own import statement of a
@@ -631,11 +629,10 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@pytest.mark.parametrize("charge", CHARGES)
-def test_a_judged_body_that_calls_a_plugin_the_students_files_name(tmp_path, profile, charge):
+def test_a_judged_body_that_calls_a_plugin_the_students_files_name(tmp_path, profile):
     found = run(tmp_path, PLUGIN_FILES, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
+    assert CHARGES <= found.charged("laundered"), (found.reports, found.output[-3000:])
 
 
 # importlib.reload of torch's module, whose globals the student wrote `staticmethod` into
@@ -790,8 +787,7 @@ answer("laundered", grads=laundered)
 
 
 @pytest.mark.parametrize("profile", ["compiled"])
-@pytest.mark.parametrize("charge", CHARGES)
-def test_a_c_thread_that_plants_a_global_once_the_body_runs(tmp_path, profile, charge):
+def test_a_c_thread_that_plants_a_global_once_the_body_runs(tmp_path, profile):
     found = run(tmp_path, C_THREAD, [E4], profile=profile)
     assert fraction(found, "laundered") == 1.0, found.output[-3000:]   # full marks
-    assert charge in found.charged("laundered"), (found.reports, found.output[-3000:])
+    assert CHARGES <= found.charged("laundered"), (found.reports, found.output[-3000:])
