@@ -19,15 +19,17 @@ BY_FILE = {
     "tensorflow.gradients": ("tensorflow", "python/ops/gradients_impl.py", "gradients", ""),
 }
 
-# Every way to reverse-mode gradients: torch's engine itself (watched from C++ while the check
-# is driven, whatever path starts it: a C wrapper, TorchScript, a node called by hand), the
-# Python ways in, named so that the student's message says which one ran, and JAX's and
-# TensorFlow's (a NumPy exercise's gradients by hand are no more by hand from JAX).
+# Every way to gradients: torch's engine itself (watched from C++ while the check is driven,
+# whatever path starts it: a C wrapper, TorchScript, a node called by hand), the Python ways
+# in, named so that the student's message says which one ran, forward mode (one JVP per input
+# entry is a whole gradient, and runs no node of the engine), and JAX's and TensorFlow's (a
+# NumPy exercise's gradients by hand are no more by hand from JAX).
+FORWARD_MODE = ("torch.autograd.forward_ad", "torch._make_dual", "torch._C._enter_dual_level")
 AUTODIFF = (ENGINE_TARGET, "torch.autograd.backward", "torch.autograd.grad", ".backward",
             "torch.autograd.Function.apply", "torch.autograd.functional", "torch.func",
-            *BY_FILE)
+            *FORWARD_MODE, *BY_FILE)
 
 # A custom Function's backward must compute its gradient itself: no autograd inside it (the
 # check's own program runs backward through it, which is allowed: see :mod:`.engine`).
 DELEGATED_BACKWARD = (ENGINE_TARGET, "torch.autograd.backward", "torch.autograd.grad",
-                      ".backward", "torch.autograd.functional", "torch.func")
+                      ".backward", "torch.autograd.functional", "torch.func", *FORWARD_MODE)

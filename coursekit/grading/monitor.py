@@ -146,6 +146,10 @@ _REFUSED_FROM_STUDENT = (
     # handed the monitor's own frames): no code of the student's may run there.
     "sys.settrace", "sys.addaudithook",
 )
+# Refused events that read or hook the interpreter: judged by the frame that raised them,
+# and by the student code above it when that frame did not call the function by its name.
+_INSPECTING = ("gc.get_objects", "gc.get_referrers", "gc.get_referents",
+               "sys._current_frames", "sys.settrace", "sys.addaudithook")
 # Events judged by who asked for them (the first frame above that is not the standard
 # library's or the shell's), not by the frame that raised them.
 _BY_ORIGIN = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
@@ -1296,30 +1300,37 @@ def _called_by_their_callers(called, passed, body, s) -> bool:
     return True
 
 
-def _wraps_the_function_named(frame, name, _type=type, _str=str) -> bool:
+def _wraps_the_function_named(frame, name, s, _type=type, _str=str) -> bool:
     """Whether ``frame`` runs a decorator's wrapper around a function called ``name``: a
     function in its closure (its free variables, which the caller does not choose as it
     chooses arguments), or in the closure of a wrapper there, read without running any code
-    of an object's (``__wrapped__`` is not read: student code can set it on any function)."""
+    of an object's (``__wrapped__`` is not read: student code can set it on any function).
+    A wrapper that closes over any function of the student's is not the library's own: a
+    library decorator handed the student's function (torch's ``context_decorator`` takes a
+    context factory) would otherwise pass for a wrapper of whatever name it has (red team
+    17)."""
     code = frame.f_code
     names = frame.f_locals
     if _type(names) is not dict:
         return False
     found = [names.get(free) for free in code.co_freevars]
+    named = False
     for _ in range(8):
         inner = []
         for value in found:
             if _type(value) is not _FUNCTION:
                 continue
-            if _str.__str__(_CODE_OF(value).co_name) == name:
-                return True
+            if _code_info(_CODE_OF(value), s=s)[1] is STUDENT:
+                return False
+            named = named or _str.__str__(_CODE_OF(value).co_name) == name
             for cell in _CLOSURE_OF(value) or ():
                 try:
                     inner.append(_CELL_CONTENTS(cell))
                 except ValueError:   # an empty cell
                     pass
         found = inner
-    return False
+    # Closures nested deeper than read: not known to hold none of the student's.
+    return named and not any(_type(value) is _FUNCTION for value in found)
 
 
 _NESTING_FLAGS = 0x20 | 0x80 | 0x200   # a generator, a coroutine, an async generator
@@ -1354,15 +1365,7 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
     """Whether ``caller``'s own code called ``frame``'s code (NOTE [What a judged body
     calls])."""
     code, above = frame.f_code, caller.f_code
-    sites = s.call_sites
-    known = sites["parsed"].get(_id(above))
-    if known is None or known[0] is not above:
-        if len(sites["parsed"]) > 10_000:
-            s.keep(dict(sites["parsed"]))
-            sites["parsed"].clear()
-        known = (above, sites["parse"](above))
-        sites["parsed"][_id(above)] = known
-    instruction, inlined, load = sites["site"](above, caller.f_lasti, known[1])
+    instruction, inlined, load = _site(caller, s)
     for constant in above.co_consts:
         # Nested in the caller's code. A function's nested code is made anew at each call,
         # out of reach; a module body's functions live on in its globals, where a chain of C
@@ -1378,7 +1381,7 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
         # A Python function called by the caller's own call: by that name, unless it is the
         # wrapper a decorator made of the function of that name (read from its closure), or
         # the name is unknown (a conditional expression among the arguments).
-        return load is None or _wraps_the_function_named(frame, load[1])
+        return load is None or _wraps_the_function_named(frame, load[1], s)
     if name[:2] == "__" == name[-2:]:
         return _dunder_called_for(frame, name, instruction, load)
     if code.co_flags & _NESTING_FLAGS:
@@ -1389,6 +1392,20 @@ def _called_by_its_caller(frame, caller, s, _type=type, _str=str, _id=id,
         value = _get(names, load[1]) if _type(names) is dict else None
         return _type(value) is _FUNCTION and _CODE_OF(value) is code
     return False
+
+
+def _site(frame, s, _id=id):
+    """:func:`.call_sites.site` of ``frame`` where it stands now, its code parsed once."""
+    above = frame.f_code
+    sites = s.call_sites
+    known = sites["parsed"].get(_id(above))
+    if known is None or known[0] is not above:
+        if len(sites["parsed"]) > 10_000:
+            s.keep(dict(sites["parsed"]))
+            sites["parsed"].clear()
+        known = (above, sites["parse"](above))
+        sites["parsed"][_id(above)] = known
+    return sites["site"](above, frame.f_lasti, known[1])
 
 
 def _dunder_called_for(frame, name, instruction, load, _type=type, _str=str,
@@ -1717,8 +1734,15 @@ def _on_drive(frame, s):
     if refs is None or check not in s.matcher["engine_checks"]:
         return
     watch = refs["watch"]
-    if s.engine is not None:   # a drive whose return the monitor missed (an interrupt)
-        s.engine = None
+    if s.engine is not None:
+        if _runs_under(frame, s.engine["frame"]):
+            # oracle.drive called again inside the check (it is open to student code): the
+            # watch goes on, and the call is the check's business (red team 17).
+            nested = "called the grader's oracle.drive inside the check"
+            if nested not in s.engine["problems"]:   # seen at its call and at its event
+                s.engine["problems"].append(nested)
+            return
+        s.engine = None   # a drive whose return the monitor missed (an interrupt)
         watch["stop"](refs)
     problems = [] if watch["start"](refs) else ["could not be watched (a profiler was running)"]
     if not refs["all_threads"]:   # a session of the driving thread only: fail closed
@@ -1739,7 +1763,20 @@ def _on_drive_event(event, args, caller, from_student, s):
         _on_drive(caller, s)
 
 
+def _runs_under(frame, outer, _limit=_MAX_DEPTH) -> bool:
+    """Whether ``outer`` is ``frame`` or a frame it was called under (still running)."""
+    depth = 0
+    while frame is not None and depth < _limit:
+        if frame is outer:
+            return True
+        frame = frame.f_back
+        depth += 1
+    return False
+
+
 def _end_drive(frame, s):
+    if s.engine is None or s.engine["frame"] is not frame:
+        return   # not the drive being watched (a watch already ended and reported)
     state, s.engine = s.engine, None
     refs = s.engine_refs
     events = refs["watch"]["stop"](refs)
@@ -1862,6 +1899,8 @@ def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME):
         # subprocess, os and ctypes frames raise these: judge by who asked for them.
         origin = _origin(caller)
         from_student = origin is None or _code_info(origin.f_code, s=s)[1] is STUDENT
+    elif not from_student and _STARTS(event, _INSPECTING):
+        from_student = _handed_by_the_student(caller, event, s)
     if event != "sys.setprofile" and not s.is_set():
         # An interrupt inside the profile function switches it off: put it back (and a
         # thread's Python one becomes the C one). Returns it missed may have left walks of
@@ -1876,6 +1915,19 @@ def _hook(event, args, s=None, handlers=None, _getframe=_GETFRAME):
 
 
 _PREFIXED = ("ctypes.", "os.exec", "os.spawn", "os.posix_spawn")
+
+
+def _handed_by_the_student(caller, event, s) -> bool:
+    """Whether library code ``caller`` raised ``event`` (one of :data:`_INSPECTING`) for
+    student code: its own code does not call that function by its name (``gc.get_objects()``
+    loads ``get_objects``), so it calls what it was handed (``tree_map(gc.get_objects, ...)``,
+    a chain of C callables that a module body runs), and student code is above it, walked
+    through library module bodies too (red team 17)."""
+    instruction, inlined, load = _site(caller, s)
+    if (instruction == "CALL" and not inlined and load is not None
+            and load[1] == event.rsplit(".", 1)[1]):
+        return False
+    return _student_above(caller, s, bodies=False) != ""
 _FRAME_READS = ("tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back")
 
 
