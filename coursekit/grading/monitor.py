@@ -51,6 +51,13 @@ Python one, until its first audited event. What remains is CPython's own: while 
 function is set, Python 3.11 runs every instruction unspecialized and makes a frame object for
 every call (measured by ``tests/benchmarks/bench_monitor_mechanisms.py``).
 
+A check is charged once per forbidden pattern, however often its drive calls the target, so
+the C fast paths also pass over a call of targets all reported (written to the pipe, not
+held back by REPORT_S) since the grader's current drive started (``covered``; each drive is
+numbered by ``oracle.drive``'s call and audit event). A lab that forbids a whole framework in
+one check (lab08's ``jax``) would otherwise judge every call of that framework in every
+check. Between drives a covered call is not reported again: no check is driven then.
+
 NOTE [Sealed state]
 The monitor's state lives in default arguments of its functions and in a ``_State`` object
 reached only through them; Python lets code read those only through audited accesses, which
@@ -492,6 +499,8 @@ class _State:
         "c_keep",
         "c_seen",
         "call_sites",
+        "covered",
+        "current_drive",
         "drive_code",
         "engine",
         "engine_refs",
@@ -510,9 +519,11 @@ class _State:
         "matcher",
         "module_bodies",
         "modules",
+        "new_drive",
         "open",
         "ours",
         "own_codes",
+        "pattern_sets",
         "private",
         "profile",
         "references",
@@ -544,6 +555,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     s.grading = _grading_prefixes()
     s.student, s.infos, s.modules, s.student_globals, s.walked = {}, {}, {}, set(), {}
     s.module_bodies, s.c_infos, s.c_keep, s.c_seen = {}, {}, [], {}
+    s.covered, s.pattern_sets = {}, {}
     modules = [m for m in list(sys.modules.values())
                if type(getattr(m, "__file__", None)) is str and _STARTS(m.__file__, s.grading)]
     s.open, s.references = grading_identity(program._REGISTRY, program.handed_objects(),
@@ -560,6 +572,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked")}
     s.engine, s.student_threads = None, {}
+    s.new_drive = s.current_drive = None
     switch = _keep_record_function_on(s, seal)
     s.import_system = _import_system(s.library)
     s.stock_imports, s.library_bodies = _stock_imports(), {}
@@ -708,8 +721,11 @@ def _set_profile(s, seal, fast):
     if not compiled:
         sys.setprofile(s.entry)
     # Installed even when not used: once per process, so student code cannot install it.
-    fast.install(s.modules, s.c_seen, s.walked, s.infos, (LIBRARY, GRADING, OPEN, REFERENCE),
-                 _FORK_EXEC, _START_THREAD, s.entry, compiled)
+    fast.install(s.modules, s.c_seen, s.walked, s.infos, s.covered,
+                 (LIBRARY, GRADING, OPEN, REFERENCE), _FORK_EXEC, _START_THREAD, s.entry,
+                 compiled)
+    if compiled:   # what the C fast paths know of drives (NOTE [Cost])
+        s.new_drive, s.current_drive = fast.new_drive, fast.current_drive
     return (fast.resume if compiled else functools.partial(_SETPROFILE, s.entry)), fast.is_set
 
 
@@ -828,13 +844,15 @@ def _write(kind, what, *, fd, identity, _fstat=os.fstat, _write=os.write, _exit=
 
 def _report(what, *, s, last, _now=_NOW, _every=REPORT_S):
     """A call into a target: at most once per REPORT_S for the same line (a training loop
-    must not flood the pipe)."""
+    must not flood the pipe). Whether the line was written now."""
     now = _now()
     if now - last.get(what, -1.0) >= _every:
         if len(last) > 20_000:
             last.clear()
         last[what] = now
         s.write("call", what)
+        return True
+    return False
 
 
 # ----------------------------------------------------------------------- the profile function
@@ -880,7 +898,8 @@ def _nothing_to_do(frame, infos, walked, _library=LIBRARY, _grading=GRADING, _op
     learn again, from what the monitor knows already: library code that is no target;
     library code that is a target, called by a frame whose walk found no student code above
     it; grading code called by grading code (or by nothing). Never for code that is special
-    or not known. (The same rule is in ``fast_profile.c``: ``nothing_to_do``.)"""
+    or not known. (The same rule is in ``fast_profile.c``: ``nothing_to_do``, which also
+    passes over targets reported in the current drive: NOTE [Cost].)"""
     code = frame.f_code
     info = infos.get(_id(code))
     if info is None or info[0] is not code or info[3] is not None:
@@ -920,7 +939,10 @@ def _code_info(code, *, s, _id=id, _type=type, _str=str):
                 else GRADING)
         info = (code, kind, (), special)
     else:
-        info = (code, LIBRARY, match_code(code, s.matcher), special)
+        patterns = match_code(code, s.matcher)
+        # One tuple per set of patterns: the C fast paths know a covered set by identity.
+        patterns = s.pattern_sets.setdefault(patterns, patterns)
+        info = (code, LIBRARY, patterns, special)
     if len(s.infos) > 200_000:
         s.keep(dict(s.infos))
         s.infos.clear()
@@ -947,7 +969,7 @@ def _module_kind(frame, info, *, s, _id=id):
     s.modules[_id(globals_)] = (globals_, kind)
 
 
-def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt):
+def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt, _id=id):
     """A Python call in a watched (or new) module: the three rules of the module docstring."""
     try:
         info = _code_info(frame.f_code, s=s)
@@ -956,10 +978,15 @@ def _on_call(frame, *, s, _base=BaseException, _interrupt=KeyboardInterrupt):
         if special is not None:
             _SPECIAL_CALLS[special](frame, s)
         if patterns:
+            drive = s.current_drive() if s.current_drive is not None else None
             where = _student_above(frame.f_back, s, called=frame)
             if where:
-                for pattern in patterns:
-                    s.report(pattern + " from " + where)
+                written = [s.report(pattern + " from " + where) for pattern in patterns]
+                if drive is not None and all(written):
+                    # Reported in this drive: its check is charged each of them, so calls of
+                    # these targets need not be judged again until the next drive (NOTE
+                    # [Cost]). Written now, after the drive started: inside its window.
+                    s.covered[_id(patterns)] = (patterns, drive)
         elif kind is GRADING:
             where = _nearest_author(frame.f_back, s)
             if where:
@@ -1729,6 +1756,8 @@ def _on_run_program(frame, s):
 def _on_drive(frame, s):
     """The grader's request: while a check that forbids torch's autograd is driven, watch
     the engine (:mod:`.engine`); the report comes when the request returns."""
+    if s.new_drive is not None:
+        s.new_drive()
     check = _request_check(frame.f_locals.get("request"))
     refs = s.engine_refs
     if refs is None or check not in s.matcher["engine_checks"]:
@@ -1759,6 +1788,8 @@ def _on_drive_event(event, args, caller, from_student, s):
     program runs; when it was off as the drive was called, the engine watch starts now."""
     if from_student or caller.f_code is not s.drive_code:
         return
+    if s.new_drive is not None:
+        s.new_drive()
     if s.engine is None or s.engine["frame"] is not caller:
         _on_drive(caller, s)
 
