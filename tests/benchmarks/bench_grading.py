@@ -6,7 +6,9 @@
   in a kernel that is already started and has already imported the lab's frameworks (the
   setup imports the grading kernel preloads); goal ≤ 1.2×. Measured for fresh kernels and
   for kernels forked from a pre-warmed one (``autograder.isolation.forked``; the zygote's own start,
-  once per job slot and lab, is printed apart), with the plain kernel start beside them;
+  once per job slot and lab, is printed apart), with the plain kernel start beside them,
+  and the floor again under a profile function that does nothing (CPython 3.11's own cost of
+  any profile function: the part of the monitor's cost no profile function can avoid);
 * a class of 20 submissions of lab01, ``--jobs 2`` against ``--jobs 1``; goal ≥ 1.7× on two
   cores;
 * a stress run of many gradings at once (``COURSEKIT_STRESS_RUNS``, default 200; the issue
@@ -58,12 +60,20 @@ def _course(tmp: Path, lab_id: str | None) -> manifest.Course:
     return course
 
 
-def _floor(source: LabNotebook, cwd: Path, env: dict) -> tuple[float, float]:
+# A profile function that does nothing, in C (``slice`` takes three arguments): what any
+# profile function costs in CPython 3.11, which then runs every instruction unspecialized and
+# makes a frame object for every call (NOTE [Cost] in coursekit/grading/monitor.py).
+NO_OP_PROFILE = "import sys, threading\nsys.setprofile(slice)\nthreading.setprofile(slice)\n"
+
+
+def _floor(source: LabNotebook, cwd: Path, env: dict,
+           profiled: bool = False) -> tuple[float, float]:
     """(the kernel start with the setup imports, the graded cells after it), in plain nbclient.
 
     The graded cells are every code cell of the instructor's source but the exploration
     cells: the setup, the answers, and the checks with their hidden tests, which run in the
-    kernel against the reference (student mode).
+    kernel against the reference (student mode). ``profiled``: with :data:`NO_OP_PROFILE`
+    set after the imports.
     """
     nb = nbformat.from_dict(source.nb)
     client = NotebookClient(nb, timeout=600, allow_errors=True, kernel_name="python3",
@@ -71,6 +81,8 @@ def _floor(source: LabNotebook, cwd: Path, env: dict) -> tuple[float, float]:
     started = time.perf_counter()
     with client.setup_kernel(env=env):
         client.execute_cell(nbformat.v4.new_code_cell(source.setup_imports), 0)
+        if profiled:
+            client.execute_cell(nbformat.v4.new_code_cell(NO_OP_PROFILE), 0)
         imported = time.perf_counter()
         for cell in source.cells:
             if cell.role != PLAIN and nb.cells[cell.index].cell_type == "code":
@@ -109,13 +121,16 @@ def test_harness_cost_per_notebook_against_its_floor(tmp_path, lab_id):
 
     async def run() -> dict[str, list[float]]:
         forking.zygotes = forked.ZygotePool(course, status, 1)
-        times: dict[str, list[float]] = {"start": [], "floor": [], "fresh": [], "forked": []}
+        times: dict[str, list[float]] = {"start": [], "floor": [], "fresh": [], "forked": [],
+                                         "no-op": []}
         try:
             zygote_start = await graded(forking)   # the zygote's start: once per slot and lab
             for _ in range(REPEATS):  # interleaved, so drifting machine load hits all alike
                 warm, cells = await asyncio.to_thread(_floor, context.source, folder, env)
                 times["start"].append(warm)
                 times["floor"].append(cells)
+                _, cells = await asyncio.to_thread(_floor, context.source, folder, env, True)
+                times["no-op"].append(cells)
                 times["fresh"].append(await graded(fresh))
                 times["forked"].append(await graded(forking))
             times["zygote"] = [zygote_start]
@@ -131,6 +146,9 @@ def test_harness_cost_per_notebook_against_its_floor(tmp_path, lab_id):
           + (f" [NOT FORKED: {why}]" if why else
              f"; forked/fresh {times['forked'] / times['fresh']:.2f}×; the slot's first "
              f"notebook, zygote start included, {times['zygote']:.2f}s")
+          + f"; the floor under a C profile function that does nothing {times['no-op']:.2f}s "
+          f"→ {times['no-op'] / times['floor']:.2f}× (CPython 3.11's own cost of any profile "
+          f"function)"
           + f"; plain kernel start with the lab's imports {times['start']:.2f}s (median of "
           f"{REPEATS}; sandbox: {status.kind})")
 

@@ -101,7 +101,7 @@ DECISIONS = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install(modules, c_seen, returns, infos,
+        _fast_profile.install(modules, c_seen, returns, infos, {},
                               (monitor.LIBRARY, monitor.GRADING, monitor.OPEN, monitor.REFERENCE),
                               math.sqrt, operator.neg, profile, True)
     for name in made:
@@ -157,7 +157,7 @@ def test_the_development_install_uses_the_compiled_fast_paths_in_every_thread():
         threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True).start()
         monitor.install(fifo, [])
         try:
-            _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)
+            _fast_profile.install({}, {}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)
         except RuntimeError as error:
             print("INSTALLED ALREADY:", error)
         print("MAIN THREAD", _fast_profile.is_set())
@@ -181,7 +181,7 @@ import torch
 from coursekit.grading import _fast_profile, grade
 
 try:
-    _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)   # a blind state
+    _fast_profile.install({}, {}, {}, {}, {}, (1, 2, 3, 4), None, None, print, True)   # a blind state
     print("INSTALLED")
 except RuntimeError as error:
     print("REFUSED install:", error)
@@ -201,6 +201,7 @@ def train_two_layer_torch(x, y, w1, w2, lr, steps):
         a, b = w1.detach().requires_grad_(True), w2.detach().requires_grad_(True)
         loss = (x.mm(a).clamp(min=0).mm(b) - y).pow(2).sum()
         g1, g2 = torch.autograd.grad(loss, (a, b))
+        _fast_profile.new_drive()   # numbers drives: calling it only makes the monitor work more
         losses[t] = loss.detach()
         w1, w2 = w1 - lr * g1, w2 - lr * g2
     return w1, w2, losses
@@ -216,8 +217,8 @@ def test_student_code_cannot_replace_or_set_again_the_compiled_fast_paths(tmp_pa
     out = found.output
     assert "REFUSED install: the monitor's profile function is set already" in out, out[-3000:]
     assert "REFUSED watch_signals: signals are watched already" in out, out[-3000:]
-    assert ("OWN NAMES ['getsignal', 'guard', 'install', 'is_set', 'keep', 'resume', "
-            "'watch_signals', 'wrap_handlers']") in out, out[-3000:]
+    assert ("OWN NAMES ['current_drive', 'getsignal', 'guard', 'install', 'is_set', 'keep', "
+            "'new_drive', 'resume', 'watch_signals', 'wrap_handlers']") in out, out[-3000:]
     assert "sys.setprofile from student code" in found.kinds("refused"), found.reports
     assert "torch.autograd.grad" in found.charged("after"), found.reports
 
@@ -246,7 +247,7 @@ RAISES = textwrap.dedent('''
         sys.setprofile(profile)
     else:
         from coursekit.grading import _fast_profile
-        _fast_profile.install({}, {}, {}, {}, (1, 2, 3, 4), None, None, profile, True)
+        _fast_profile.install({}, {}, {}, {}, {}, (1, 2, 3, 4), None, None, profile, True)
     try:
         target()
         raised = None
@@ -303,10 +304,10 @@ quiet[id(globals())] = (globals(), 0)
 
 
 class Setter:
-    __getitem__ = functools.partial(twin.install, quiet, {}, {}, {}, (1, 2, 3, 4), None, None,
-                                    shown)
-    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, {}, (1, 2, 3, 4), None,
-                                    None)
+    __getitem__ = functools.partial(twin.install, quiet, {}, {}, {}, {}, (1, 2, 3, 4), None,
+                                    None, shown)
+    __setitem__ = functools.partial(_fast_profile.install, quiet, {}, {}, {}, {}, (1, 2, 3, 4),
+                                    None, None)
 
 
 try:
