@@ -23,6 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 
@@ -36,6 +37,14 @@ static PyObject *returns;       /* id(frame) -> what waits for the frame's retur
 static PyObject *infos;         /* id(code) -> (code, kind, patterns, special) */
 static PyObject *covered;       /* id(patterns) -> (patterns, drive): reported in that drive */
 static unsigned long long drive = 1;   /* which drive of the grader's runs (new_drive) */
+/* Set in a process forked from the kernel (a worker a library starts): the grader's drives
+   run in the kernel and number drives there only, so nothing is covered in a child, whose
+   copy of ``covered`` would otherwise hold forever (red team 18). */
+static volatile int forked_child;
+
+static void in_forked_child(void) {
+    forked_child = 1;
+}
 static PyObject *library, *grading, *open_grading, *reference;   /* kinds of code (monitor.py) */
 static PyObject *fork_exec;     /* C functions the Python profile function always sees */
 static PyObject *start_thread;
@@ -118,7 +127,7 @@ static int walked_to_no_student(PyFrameObject *frame) {
    (monitor.py, NOTE [Cost]): the grader charges a check once per pattern, so a call of the
    same targets in the same drive would only be reported again. */
 static int covered_now(PyObject *patterns) {
-    if (covered == NULL)
+    if (covered == NULL || forked_child)
         return 0;
     PyObject *key = PyLong_FromVoidPtr(patterns);
     PyObject *known = NULL;
@@ -496,6 +505,9 @@ static PyObject *install(PyObject *module, PyObject *args) {
         Py_INCREF(f); Py_INCREF(t); Py_INCREF(p);
         modules = m; c_seen = c; returns = r; infos = i; covered = v; fork_exec = f;
         start_thread = t;
+        if (pthread_atfork(NULL, NULL, in_forked_child) != 0) {
+            covered = NULL;   /* nothing is ever covered: slower, never blind */
+        }
         slow = p;
         library = PyTuple_GET_ITEM(l, 0); grading = PyTuple_GET_ITEM(l, 1);
         open_grading = PyTuple_GET_ITEM(l, 2); reference = PyTuple_GET_ITEM(l, 3);   /* l kept */

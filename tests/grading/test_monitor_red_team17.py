@@ -15,7 +15,7 @@ import pytest
 from monitor_harness import run
 from test_monitor_body_calls import PRELUDE as BODY_PRELUDE
 from test_monitor_engine_watch import PRELUDE
-from test_monitor_identity import E4, ENGINE
+from test_monitor_identity import E4, E4_ANSWER, ENGINE
 from test_monitor_same_package import fraction
 
 BACKWARD = "torch.autograd.backward"
@@ -285,3 +285,30 @@ answer("attack", grads=raised)
 
 def test_the_drive_event_raised_by_the_student_is_charged(tmp_path):
     _attack(tmp_path, DRIVE_EVENTS)
+
+
+# 7. Known limit, kept in sight: ctypes's events are judged like a new program's, by the first
+# frame above ctypes that is not the standard library's (monitor._origin). A ctypes function
+# handed to a library function (tree_map calls it in its own frame) is judged the library's:
+# the student reads memory at an address of their choosing.
+CTYPES_HANDED = E4_ANSWER + '''
+import ctypes
+import torch.utils._pytree
+from coursekit.grading import grade
+
+try:
+    torch.utils._pytree.tree_map(ctypes.string_at, [id(None)])
+    print("READ MEMORY")
+except RuntimeError as error:
+    print("REFUSED", error)
+answer("honest")
+'''
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "GETS THROUGH (known limit, README): ctypes events are judged by monitor._origin, the first "
+    "frame above ctypes that is not the standard library's; tree_map's frame is the library's"))
+def test_a_ctypes_function_handed_to_a_library_function_is_refused(tmp_path):
+    found = run(tmp_path, CTYPES_HANDED, [E4])
+    assert "READ MEMORY" not in found.output, found.output[-3000:]
+    assert any(what.startswith("ctypes.") for what in found.kinds("tamper")), found.reports
