@@ -1956,6 +1956,7 @@ def _handed_by_the_student(caller, event, s) -> bool:
     through library module bodies too (red team 17)."""
     instruction, inlined, load = _site(caller, s)
     if (instruction == "CALL" and not inlined and load is not None
+            and load[0] in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL")   # not an argument
             and load[1] == event.rsplit(".", 1)[1]):
         return False
     return _student_above(caller, s, bodies=False) != ""

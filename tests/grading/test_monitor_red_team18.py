@@ -161,22 +161,30 @@ def test_a_forked_worker_running_the_engine_through_c(tmp_path):
     assert found.charged("attack"), (found.reports, found.output[-3000:])
 
 
+def _beside_a_thread(source, target, grads):
+    """``source``, then the answer ``grads`` driven while a thread of the student's runs
+    ``target`` (which stops when ``_stop`` is set)."""
+    return PRELUDE + source + f'''
+_stop = threading.Event()
+_t = threading.Thread(target={target}, daemon=True)
+_t.start()
+time.sleep(0.05)
+answer("attack", grads={grads})
+_stop.set()
+_t.join(5)
+'''
+
+
 # 2. The student's own calls of the C module's public new_drive/current_drive: the counter only
 # ever goes up, so a student's new_drive uncovers (more reports); current_drive only reads.
 # The answer bumps it before and after each grad, and a thread bumps it all through the drive.
-OWN_DRIVE_CALLS = PRELUDE + '''
+OWN_DRIVE_CALLS = _beside_a_thread('''
 from coursekit.grading import _fast_profile as _fp
-_stop = threading.Event()
 
 
 def _bump():
     while not _stop.wait(0.0005):
         _fp.new_drive()
-
-
-_cover()
-_t = threading.Thread(target=_bump, daemon=True)
-_t.start()
 
 
 def bumped(x, y, w1, w2):
@@ -186,10 +194,8 @@ def bumped(x, y, w1, w2):
     return found
 
 
-answer("attack", grads=bumped)
-_stop.set()
-_t.join(5)
-'''
+_cover()
+''', "_bump", "bumped")
 
 
 def test_the_students_own_new_drive_calls_are_charged(tmp_path):
@@ -200,24 +206,13 @@ def test_the_students_own_new_drive_calls_are_charged(tmp_path):
 # that the cover is set as close as it gets to the bump: whatever it reads from current_drive
 # was read before its report was written, so a cover of the new drive is a report inside the
 # window (charged), and a cover read before the bump is stale.
-RACING_THREAD = PRELUDE + '''
-_stop = threading.Event()
-
-
+RACING_THREAD = _beside_a_thread('''
 def _race():
     leaf = torch.ones(2, requires_grad=True)
     deadline = time.monotonic() + 20
     while not _stop.is_set() and time.monotonic() < deadline:
         torch.autograd.grad((leaf * 2).sum(), (leaf,))
-
-
-_t = threading.Thread(target=_race, daemon=True)
-_t.start()
-time.sleep(0.05)
-answer("attack", grads=plainly)
-_stop.set()
-_t.join(5)
-'''
+''', "_race", "plainly")
 
 
 def test_a_thread_covering_across_the_drive_start_is_charged(tmp_path):
