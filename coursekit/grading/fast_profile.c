@@ -67,22 +67,34 @@ static PyObject *frame_globals(PyFrameObject *frame) {
 #define QUIET 1
 #define KNOWN_WATCHED 2
 
+/* ``table[id(obj)]``, borrowed, when it is a tuple of ``size`` items whose first is ``obj``
+   itself (an id is reused once its object is freed); else NULL. */
+static PyObject *entry_for(PyObject *table, void *obj, Py_ssize_t size) {
+    if (table == NULL)
+        return NULL;
+    PyObject *key = PyLong_FromVoidPtr(obj);
+    PyObject *known = NULL;
+    if (key != NULL) {
+        known = PyDict_GetItemWithError(table, key);
+        Py_DECREF(key);
+    }
+    PyErr_Clear();
+    if (known != NULL && PyTuple_CheckExact(known) && PyTuple_GET_SIZE(known) == size
+            && PyTuple_GET_ITEM(known, 0) == (PyObject *)obj)
+        return known;
+    return NULL;
+}
+
 /* What is known of the module ``frame`` runs in: UNKNOWN, QUIET (none of the ``bit`` events
    there are watched) or KNOWN_WATCHED. */
 static int module_state(PyFrameObject *frame, long bit) {
     PyObject *globals = frame_globals(frame);
-    PyObject *key = PyLong_FromVoidPtr(globals);
+    PyObject *known = entry_for(modules, globals, 2);
     int state = UNKNOWN;
-    if (key != NULL) {
-        PyObject *known = PyDict_GetItemWithError(modules, key);   /* borrowed */
-        Py_DECREF(key);
-        if (known != NULL && PyTuple_CheckExact(known) && PyTuple_GET_SIZE(known) == 2
-                && PyTuple_GET_ITEM(known, 0) == globals
-                && PyLong_CheckExact(PyTuple_GET_ITEM(known, 1))) {
-            long kind = PyLong_AsLong(PyTuple_GET_ITEM(known, 1));
-            if (kind != -1)
-                state = kind & bit ? KNOWN_WATCHED : QUIET;
-        }
+    if (known != NULL && PyLong_CheckExact(PyTuple_GET_ITEM(known, 1))) {
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(known, 1));
+        if (kind != -1)
+            state = kind & bit ? KNOWN_WATCHED : QUIET;
     }
     PyErr_Clear();
     Py_DECREF(globals);
@@ -95,31 +107,13 @@ static int quiet_module(PyFrameObject *frame, long bit) {
 
 /* What the monitor knows of ``code``: its (code, kind, patterns, special), borrowed, or NULL. */
 static PyObject *code_info(PyCodeObject *code) {
-    PyObject *key = PyLong_FromVoidPtr(code);
-    PyObject *info = NULL;
-    if (key != NULL) {
-        info = PyDict_GetItemWithError(infos, key);
-        Py_DECREF(key);
-    }
-    PyErr_Clear();
-    if (info != NULL && PyTuple_CheckExact(info) && PyTuple_GET_SIZE(info) == 4
-            && PyTuple_GET_ITEM(info, 0) == (PyObject *)code)
-        return info;
-    return NULL;
+    return entry_for(infos, code, 4);
 }
 
 /* The walk kept for ``frame`` found no student code above it. */
 static int walked_to_no_student(PyFrameObject *frame) {
-    PyObject *key = PyLong_FromVoidPtr(frame);
-    PyObject *known = NULL;
-    if (key != NULL) {
-        known = PyDict_GetItemWithError(returns, key);
-        Py_DECREF(key);
-    }
-    PyErr_Clear();
-    return known != NULL && PyTuple_CheckExact(known) && PyTuple_GET_SIZE(known) == 3
-        && PyTuple_GET_ITEM(known, 0) == (PyObject *)frame
-        && PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 1))
+    PyObject *known = entry_for(returns, frame, 3);
+    return known != NULL && PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 1))
         && PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(known, 1)) == 0;
 }
 
@@ -127,18 +121,10 @@ static int walked_to_no_student(PyFrameObject *frame) {
    (monitor.py, NOTE [Cost]): the grader charges a check once per pattern, so a call of the
    same targets in the same drive would only be reported again. */
 static int covered_now(PyObject *patterns) {
-    if (covered == NULL || forked_child)
+    if (forked_child)
         return 0;
-    PyObject *key = PyLong_FromVoidPtr(patterns);
-    PyObject *known = NULL;
-    if (key != NULL) {
-        known = PyDict_GetItemWithError(covered, key);
-        Py_DECREF(key);
-    }
-    PyErr_Clear();
-    if (known == NULL || !PyTuple_CheckExact(known) || PyTuple_GET_SIZE(known) != 2
-            || PyTuple_GET_ITEM(known, 0) != patterns
-            || !PyLong_CheckExact(PyTuple_GET_ITEM(known, 1)))
+    PyObject *known = entry_for(covered, patterns, 2);
+    if (known == NULL || !PyLong_CheckExact(PyTuple_GET_ITEM(known, 1)))
         return 0;
     unsigned long long when = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(known, 1));
     if (when == (unsigned long long)-1 && PyErr_Occurred()) {
