@@ -8,7 +8,8 @@
   for kernels forked from a pre-warmed one (``autograder.isolation.forked``; the zygote's own start,
   once per job slot and lab, is printed apart), with the plain kernel start beside them,
   and the floor again under a profile function that does nothing (CPython 3.11's own cost of
-  any profile function: the part of the monitor's cost no profile function can avoid);
+  any profile function: the part of the monitor's cost no profile function can avoid), set
+  for the whole notebook or only while its checks cells run;
 * a class of 20 submissions of lab01, ``--jobs 2`` against ``--jobs 1``; goal ≥ 1.7× on two
   cores;
 * a stress run of many gradings at once (``COURSEKIT_STRESS_RUNS``, default 200; the issue
@@ -36,7 +37,7 @@ from autograder.pipeline.collect import Submission, SubmissionStatus
 from autograder.pipeline.gradebook import load_outcomes, open_gradebook
 from autograder.publish.release import write_release
 from coursekit import course as manifest
-from coursekit.notebook.cells import PLAIN, LabNotebook
+from coursekit.notebook.cells import CHECKS, PLAIN, LabNotebook
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "course_fixture"
@@ -64,16 +65,18 @@ def _course(tmp: Path, lab_id: str | None) -> manifest.Course:
 # profile function costs in CPython 3.11, which then runs every instruction unspecialized and
 # makes a frame object for every call (NOTE [Cost] in coursekit/grading/monitor.py).
 NO_OP_PROFILE = "import sys, threading\nsys.setprofile(slice)\nthreading.setprofile(slice)\n"
+NO_PROFILE = "\nimport sys, threading\nsys.setprofile(None)\nthreading.setprofile(None)\n"
 
 
 def _floor(source: LabNotebook, cwd: Path, env: dict,
-           profiled: bool = False) -> tuple[float, float]:
+           profiled: str = "") -> tuple[float, float]:
     """(the kernel start with the setup imports, the graded cells after it), in plain nbclient.
 
     The graded cells are every code cell of the instructor's source but the exploration
     cells: the setup, the answers, and the checks with their hidden tests, which run in the
     kernel against the reference (student mode). ``profiled``: with :data:`NO_OP_PROFILE`
-    set after the imports.
+    set after the imports (``"all"``), or only while a checks cell runs (``"checks"``: what
+    a profile function set only while the grader drives a check would cost at least).
     """
     nb = nbformat.from_dict(source.nb)
     client = NotebookClient(nb, timeout=600, allow_errors=True, kernel_name="python3",
@@ -81,12 +84,15 @@ def _floor(source: LabNotebook, cwd: Path, env: dict,
     started = time.perf_counter()
     with client.setup_kernel(env=env):
         client.execute_cell(nbformat.v4.new_code_cell(source.setup_imports), 0)
-        if profiled:
+        if profiled == "all":
             client.execute_cell(nbformat.v4.new_code_cell(NO_OP_PROFILE), 0)
         imported = time.perf_counter()
         for cell in source.cells:
             if cell.role != PLAIN and nb.cells[cell.index].cell_type == "code":
-                client.execute_cell(nb.cells[cell.index], cell.index)
+                run = nb.cells[cell.index]
+                if profiled == "checks" and cell.role == CHECKS:
+                    run = nbformat.v4.new_code_cell(NO_OP_PROFILE + run.source + NO_PROFILE)
+                client.execute_cell(run, cell.index)
         return imported - started, time.perf_counter() - imported
 
 
@@ -122,15 +128,17 @@ def test_harness_cost_per_notebook_against_its_floor(tmp_path, lab_id):
     async def run() -> dict[str, list[float]]:
         forking.zygotes = forked.ZygotePool(course, status, 1)
         times: dict[str, list[float]] = {"start": [], "floor": [], "fresh": [], "forked": [],
-                                         "no-op": []}
+                                         "no-op": [], "no-op in checks": []}
         try:
             zygote_start = await graded(forking)   # the zygote's start: once per slot and lab
             for _ in range(REPEATS):  # interleaved, so drifting machine load hits all alike
                 warm, cells = await asyncio.to_thread(_floor, context.source, folder, env)
                 times["start"].append(warm)
                 times["floor"].append(cells)
-                _, cells = await asyncio.to_thread(_floor, context.source, folder, env, True)
-                times["no-op"].append(cells)
+                for profiled, column in (("all", "no-op"), ("checks", "no-op in checks")):
+                    _, cells = await asyncio.to_thread(_floor, context.source, folder, env,
+                                                       profiled)
+                    times[column].append(cells)
                 times["fresh"].append(await graded(fresh))
                 times["forked"].append(await graded(forking))
             times["zygote"] = [zygote_start]
@@ -148,7 +156,8 @@ def test_harness_cost_per_notebook_against_its_floor(tmp_path, lab_id):
              f"notebook, zygote start included, {times['zygote']:.2f}s")
           + f"; the floor under a C profile function that does nothing {times['no-op']:.2f}s "
           f"→ {times['no-op'] / times['floor']:.2f}× (CPython 3.11's own cost of any profile "
-          f"function)"
+          f"function), set only while the checks cells run "
+          f"{times['no-op in checks'] / times['floor']:.2f}×"
           + f"; plain kernel start with the lab's imports {times['start']:.2f}s (median of "
           f"{REPEATS}; sandbox: {status.kind})")
 
