@@ -22,9 +22,12 @@ BY_FILE = {
 # Every way to gradients: torch's engine itself (watched from C++ while the check is driven,
 # whatever path starts it: a C wrapper, TorchScript, a node called by hand), the Python ways
 # in, named so that the student's message says which one ran, forward mode (one JVP per input
-# entry is a whole gradient, and runs no node of the engine), and JAX's and TensorFlow's (a
+# entry is a whole gradient, and runs no node of the engine: its Python doors are named here,
+# and the engine watch charges a dual level open as the check starts or ends, however it was
+# entered), and JAX's and TensorFlow's (a
 # NumPy exercise's gradients by hand are no more by hand from JAX).
-FORWARD_MODE = ("torch.autograd.forward_ad", "torch._make_dual", "torch._C._enter_dual_level")
+FORWARD_MODE = ("torch.autograd.forward_ad", "torch._functorch.predispatch", "torch._make_dual",
+                "torch._unpack_dual", "torch._C._enter_dual_level")
 AUTODIFF = (ENGINE_TARGET, "torch.autograd.backward", "torch.autograd.grad", ".backward",
             "torch.autograd.Function.apply", "torch.autograd.functional", "torch.func",
             *FORWARD_MODE, *BY_FILE)

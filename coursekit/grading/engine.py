@@ -82,6 +82,8 @@ def capture():
             "grad_enabled": torch._C.is_grad_enabled, "set_grad": torch._C._set_grad_enabled,
             "now": time.time_ns, "ran": [],
             "run_backward": torch.autograd.Variable._execution_engine.run_backward,
+            "enter_dual_level": torch._C._enter_dual_level,
+            "exit_dual_level": torch._C._exit_dual_level,
             "modes": (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack),
             "dup": os.dup, "dup2": os.dup2, "open": os.open, "close": os.close,
             "devnull": os.devnull, "write_only": os.O_WRONLY,
@@ -179,6 +181,17 @@ def stop(refs):
     if truncated:
         found.append((TOO_MANY, 0, 0, canaries[0][3], -1))
     return [canaries[0], *found]
+
+
+def dual_level_open(refs) -> bool:
+    """Whether a forward-mode AD level is open: torch allows one at a time, so entering one
+    fails then; else the level entered here is left at once."""
+    try:
+        level = refs["enter_dual_level"]()
+    except RuntimeError:
+        return True
+    refs["exit_dual_level"](level=level)
+    return False
 
 
 def unasked(events, windows) -> list[str]:

@@ -60,7 +60,8 @@ check. Between drives a covered call is not reported again: no check is driven t
 
 NOTE [Sealed state]
 The monitor's state lives in default arguments of its functions and in a ``_State`` object
-reached only through them; Python lets code read those only through audited accesses, which
+(of a C type, so that no code of the student's can be set on its class) reached only
+through them; Python lets code read those only through audited accesses, which
 are refused for the monitor's functions, and a traceback frame of the monitor is never handed
 to student code (``tb_frame`` reads with student code on the stack). Everything the installed
 functions call is captured at install (C functions, or this module's helpers bound to a
@@ -157,6 +158,10 @@ _REFUSED_FROM_STUDENT = (
 # and by the student code above it when that frame did not call the function by its name.
 _INSPECTING = ("gc.get_objects", "gc.get_referrers", "gc.get_referents",
                "sys._current_frames", "sys.settrace", "sys.addaudithook")
+# Of those, the ones that install a function: what runs is the argument, which a call by the
+# function's own name does not tell (``trace.Trace.runfunc`` sets ``self.globaltrace``, an
+# attribute the student sets: red team 19). Judged by the student code above, always.
+_HANDS_A_FUNCTION = ("sys.settrace", "sys.addaudithook")
 # Events judged by who asked for them (the first frame above that is not the standard
 # library's or the shell's), not by the frame that raised them.
 _BY_ORIGIN = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
@@ -490,53 +495,55 @@ def _instance_dict(value, _type=type) -> dict:
 
 # ----------------------------------------------------------------------- the installed monitor
 
-class _State:
-    """What the installed monitor knows (NOTE [Sealed state])."""
-
-    __slots__ = (
-        "answer_grading",
-        "c_infos",
-        "c_keep",
-        "c_seen",
-        "call_sites",
-        "covered",
-        "current_drive",
-        "drive_code",
-        "engine",
-        "engine_refs",
-        "entry",
-        "fifo",
-        "grading",
-        "import_system",
-        "info",
-        "infos",
-        "install_code",
-        "is_set",
-        "keep",
-        "last_open",
-        "library",
-        "library_bodies",
-        "matcher",
-        "module_bodies",
-        "modules",
-        "new_drive",
-        "open",
-        "ours",
-        "own_codes",
-        "pattern_sets",
-        "private",
-        "profile",
-        "references",
-        "report",
-        "resume",
-        "specials",
-        "stock_imports",
-        "student",
-        "student_globals",
-        "student_threads",
-        "walked",
-        "write",
-    )
+# What the installed monitor knows (NOTE [Sealed state]), in an instance of a C type: the
+# attributes of a class of this module's can be changed, unaudited, and a __getattribute__ of
+# the student's set there would run inside the monitor with the state as ``self`` (red team
+# 19); a C type's cannot, nor can an instance of it be given another class.
+_State = types.SimpleNamespace
+_STATE_FIELDS = (
+    "answer_grading",
+    "c_infos",
+    "c_keep",
+    "c_seen",
+    "call_sites",
+    "covered",
+    "current_drive",
+    "drive_code",
+    "engine",
+    "engine_refs",
+    "entry",
+    "fifo",
+    "grading",
+    "import_system",
+    "info",
+    "infos",
+    "install_code",
+    "is_set",
+    "keep",
+    "last_open",
+    "library",
+    "library_bodies",
+    "matcher",
+    "module_bodies",
+    "modules",
+    "new_drive",
+    "open",
+    "ours",
+    "own_codes",
+    "pattern_sets",
+    "private",
+    "profile",
+    "references",
+    "report",
+    "resume",
+    "specials",
+    "stock_imports",
+    "student",
+    "student_globals",
+    "student_threads",
+    "walked",
+    "write",
+)
 
 
 def install(fifo_path: str, targets: list[dict]) -> None:
@@ -546,7 +553,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     from . import call_sites, engine, oracle, program
     private: dict = {}
     seal = functools.partial(_seal, private=private)
-    s = _State()
+    s = _State(**dict.fromkeys(_STATE_FIELDS))
     s.fifo, s.private, s.install_code = fifo_path, private, install.__code__
     s.write = seal(_write, fd=fd, identity=(os.fstat(fd).st_dev, os.fstat(fd).st_ino))
     s.report = seal(_report, s=s, last={})
@@ -570,7 +577,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         entry = sys.modules["torch.autograd.graph"]._engine_run_backward
         s.specials[id(_CODE_OF(entry))] = ENGINE_ENTRY
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
-                                  ("start", "stop", "unasked")}
+                                  ("start", "stop", "unasked", "dual_level_open")}
     s.engine, s.student_threads = None, {}
     s.new_drive = s.current_drive = None
     switch = _keep_record_function_on(s, seal)
@@ -597,9 +604,10 @@ def install(fifo_path: str, targets: list[dict]) -> None:
     guard = _guard(fast)
     # What CPython calls itself: the garbage collector paused (NOTE [Sealed state]).
     s.entry = guard(profile)
-    # The monitor's own functions: reading or changing them, or their frames, is refused.
+    # The monitor's own functions and its state: reading or changing them, or their frames,
+    # is refused.
     s.ours = frozenset(id(f) for f in (profile, hook, on_call, on_c_call, on_return, s.write,
-                                       s.report, s.entry, switch) if f is not None)
+                                       s.report, s.entry, switch, s) if f is not None)
     _quiet_own(s)
     s.resume, s.is_set = _set_profile(s, seal, fast)
     # A new thread starts with the Python profile function; the audit hook sets the C one at
@@ -1764,9 +1772,11 @@ def _on_drive(frame, s):
         return
     watch = refs["watch"]
     if s.engine is not None:
-        if _runs_under(frame, s.engine["frame"]):
-            # oracle.drive called again inside the check (it is open to student code): the
-            # watch goes on, and the call is the check's business (red team 17).
+        if _runs_under(frame, s.engine["frame"]) or _THREAD_ID() != s.engine["thread"]:
+            # oracle.drive called again inside the check (it is open to student code), under
+            # the check's drive (red team 17) or from another thread while it runs (the
+            # grader drives from one thread only: red team 19): the watch goes on, and the
+            # call is the check's business.
             nested = "called the grader's oracle.drive inside the check"
             if nested not in s.engine["problems"]:   # seen at its call and at its event
                 s.engine["problems"].append(nested)
@@ -1774,6 +1784,8 @@ def _on_drive(frame, s):
         s.engine = None   # a drive whose return the monitor missed (an interrupt)
         watch["stop"](refs)
     problems = [] if watch["start"](refs) else ["could not be watched (a profiler was running)"]
+    if watch["dual_level_open"](refs):
+        problems.append(DUAL_LEVEL_OPEN)
     if not refs["all_threads"]:   # a session of the driving thread only: fail closed
         problems += ["a thread running your code was running"
                      for owner in s.student_threads.values()
@@ -1794,6 +1806,12 @@ def _on_drive_event(event, args, caller, from_student, s):
         _on_drive(caller, s)
 
 
+# Forward mode runs no node of the engine, and needs a dual level, which torch keeps for the
+# whole process: one open as the check starts or ends was entered for the answer (in an
+# earlier cell, say) whatever way it was entered (red team 19).
+DUAL_LEVEL_OPEN = "had a forward-mode AD level open (forward mode gives gradients too)"
+
+
 def _runs_under(frame, outer, _limit=_MAX_DEPTH) -> bool:
     """Whether ``outer`` is ``frame`` or a frame it was called under (still running)."""
     depth = 0
@@ -1812,6 +1830,8 @@ def _end_drive(frame, s):
     refs = s.engine_refs
     events = refs["watch"]["stop"](refs)
     problems = state["problems"]
+    if refs["watch"]["dual_level_open"](refs) and DUAL_LEVEL_OPEN not in problems:
+        problems.append(DUAL_LEVEL_OPEN)
     if events is None:
         problems.append("stopped or replaced the engine watch (a torch profiler started "
                         "during the check does this: torch runs one at a time)")
@@ -1955,7 +1975,8 @@ def _handed_by_the_student(caller, event, s) -> bool:
     a chain of C callables that a module body runs), and student code is above it, walked
     through library module bodies too (red team 17)."""
     instruction, inlined, load = _site(caller, s)
-    if (instruction == "CALL" and not inlined and load is not None
+    if (event not in _HANDS_A_FUNCTION and instruction == "CALL" and not inlined
+            and load is not None
             and load[0] in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL")   # not an argument
             and load[1] == event.rsplit(".", 1)[1]):
         return False

@@ -710,7 +710,16 @@ def test_code_that_would_run_where_nothing_is_profiled_is_refused_and_reported(t
         assert "torch.autograd.grad" in found.charged(label), (label, found.reports)
 
 
-STATE_FROM_A_HOOK = E4_ANSWER + '''
+# How student code that reached for the monitor's state tells it found it (the state is a
+# SimpleNamespace holding the monitor's matcher).
+IS_STATE = '''
+
+def _is_state(value):
+    return type(value).__name__ == "SimpleNamespace" and "matcher" in getattr(value, "__dict__", {})
+'''
+
+
+STATE_FROM_A_HOOK = E4_ANSWER + IS_STATE + '''
 import sys
 import torch
 from coursekit.grading import grade
@@ -724,7 +733,7 @@ def spy(event, args):
     frame = sys._getframe(1)
     while frame is not None:
         state = frame.f_locals.get("s")
-        if type(state).__name__ == "_State":
+        if _is_state(state):
             GRAB["s"] = state
             return
         frame = frame.f_back
@@ -747,7 +756,7 @@ def test_the_monitors_state_is_out_of_reach_of_an_audit_hook(tmp_path):
 # ``sys.getprofile()`` and ``threading._profile_hook`` hand out. Each reaches for the
 # monitor's state (a frame's locals) or its private globals (``__globals__``, ``f_globals``:
 # neither is an audited read). NOTE [Sealed state] and NOTE [Signals] in the monitor.
-UNDERNEATH = '''
+UNDERNEATH = IS_STATE + '''
 import gc, signal, sys, threading
 import torch
 
@@ -757,7 +766,7 @@ GRAB, CALLS = {}, {"finalizer": 0, "signal": 0}
 def reach(frame):
     while frame is not None:
         state = frame.f_locals.get("s")
-        if type(state).__name__ == "_State":
+        if _is_state(state):
             GRAB["s"] = state
         if "_code_info" in frame.f_globals:
             GRAB["globals"] = frame.f_globals
@@ -841,7 +850,7 @@ def test_code_that_runs_on_top_of_the_monitor_reaches_none_of_it(tmp_path, profi
 # on the registered answer), by a fake frame handed to the profile function itself, by a
 # ``__del__`` when the monitor drops the last reference to a namespace, and by a C function
 # as a signal handler, which keeps the frame it is handed.
-INSIDE = E4_ANSWER + '''
+INSIDE = E4_ANSWER + IS_STATE + '''
 import signal, sys, threading
 import torch
 from coursekit.grading import grade
@@ -851,7 +860,7 @@ GRAB = {}
 
 def reach(frame, label):
     while frame is not None:
-        if type(frame.f_locals.get("s")).__name__ == "_State" or "_code_info" in frame.f_globals:
+        if _is_state(frame.f_locals.get("s")) or "_code_info" in frame.f_globals:
             GRAB[label] = True
         frame = frame.f_back
 
