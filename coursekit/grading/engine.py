@@ -29,6 +29,10 @@ the time it ran, which nothing run later can forge: a session the student stoppe
 or kept from recording the driving thread loses one of them, and the check is charged
 (failing closed). So is a drive that runs more nodes than the watch reads.
 
+Forward mode runs no node of the engine, and needs a dual level, which torch keeps for the
+whole process and allows one at a time: a level open as the check starts or ends
+(:func:`dual_level_open`) was entered for the answer, whatever way it was entered.
+
 The functions here run inside the monitor. They call only C functions the monitor took from
 torch when it was installed, before any student code ran (:func:`capture`), so nothing the
 student replaces later runs inside the monitor; with a torch function or dispatch mode
