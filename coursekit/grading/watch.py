@@ -18,6 +18,7 @@ no audit hook in a student's own kernel to record it by identity). Grading relie
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -40,13 +41,21 @@ def reason(patterns: set[str]) -> str:
             f"{', '.join(sorted(patterns))}" + (" (the grading code itself)" if grading else ""))
 
 
+@functools.lru_cache(maxsize=64)
+def _matcher(forbid: tuple[str, ...]) -> dict:
+    """The monitor's matcher for ``forbid``, resolved once per process: a pattern names
+    installed files, which do not change while a notebook runs, and resolving them was a
+    tenth of a check's run in process (lab10)."""
+    return monitor.compile_targets(for_patterns(forbid))
+
+
 @contextlib.contextmanager
 def watching(forbid: tuple[str, ...], impl: Any) -> Iterator[set[str]]:
     """Collect, into the yielded set, the forbid patterns the check's run calls into from the
     student's code, and those ``impl`` is made of."""
     seen: set[str] = set()
     watch_engine = monitor.ENGINE_TARGET in forbid
-    matcher = monitor.compile_targets(for_patterns(forbid))
+    matcher = dict(_matcher(tuple(sorted(set(forbid)))))
     library = monitor._library_prefixes()
     grading = monitor._grading_prefixes()
     modules = [m for m in list(sys.modules.values())
