@@ -31,9 +31,9 @@ demo: $(STAMP)
 # A test worker that dies (a C library's abort) ends the run at once, said as a failure:
 # with a replacement worker, xdist's file-by-file scheduler was seen to wait forever.
 # `make test` leaves out the nightly tier (pyproject.toml's `nightly` marker: what it proves
-# once, proved again for every lab through another route); `make test-all`, which CI runs,
-# is both tiers in one run. The 100 slowest tests are listed at the end: what CI's time is
-# made of, for keeping it under its budget.
+# once, proved again for every lab through another route), which `make test-all` adds (run it
+# before a release or a term). CI runs `make test`. The 100 slowest tests are listed at the
+# end: what CI's time is made of, for keeping it under its budget.
 PYTEST = OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TF_CPP_MIN_LOG_LEVEL=2 \
   $(BIN)/python -m pytest -n 2 --dist loadfile --max-worker-restart 0 --timeout 900 \
   --durations=100

@@ -34,6 +34,7 @@ HARNESS = textwrap.dedent('''
 
     threading.Thread(target=read, daemon=True).start()
     sys.path.insert(0, library)
+    import staging   # its audit hook, before the monitor's
     from coursekit.grading import monitor
     monitor.install(fifo, [])
     exec(compile(open(student).read(), "/home/student/lab.py", "exec"), {"__name__": "__main__"})
@@ -52,14 +53,18 @@ def _reports(tmp_path, student: str) -> list:
     (library / "compiled_lib.py").write_text(
         "import marshal\nANSWER = 42\n\n\ndef load(data):\n    return marshal.loads(data)\n")
     (library / "compiled_other.py").write_text("OTHER = 1\n")
-    # A library that calls back when a file is opened (an audit hook of its own: student code
-    # may not add one), to stage what another thread does meanwhile.
+    # A library that calls back when a file is opened, to stage what another thread does
+    # meanwhile: an audit hook of its own, added as the harness imports it before the
+    # monitor (no code may add one under student code, a library's call included).
     (library / "staging.py").write_text(
-        "import sys\n\n\ndef when_opened(suffix, action):\n"
-        "    def hook(event, args):\n"
-        "        if event == 'open' and str(args[0]).endswith(suffix):\n"
-        "            action(args[0])\n"
-        "    sys.addaudithook(hook)\n")
+        "import sys\n\n_ACTIONS = []\n\n\ndef _hook(event, args):\n"
+        "    if event == 'open':\n"
+        "        for suffix, action in list(_ACTIONS):\n"
+        "            if str(args[0]).endswith(suffix):\n"
+        "                action(args[0])\n\n\n"
+        "sys.addaudithook(_hook)\n\n\n"
+        "def when_opened(suffix, action):\n"
+        "    _ACTIONS.append((suffix, action))\n")
     for module in ("compiled_lib", "compiled_other"):
         py_compile.compile(str(library / f"{module}.py"), doraise=True)
     (tmp_path / "harness.py").write_text(HARNESS)
