@@ -509,6 +509,7 @@ _STATE_FIELDS = (
     "covered",
     "current_drive",
     "drive_code",
+    "driver",
     "engine",
     "engine_refs",
     "entry",
@@ -579,6 +580,7 @@ def install(fifo_path: str, targets: list[dict]) -> None:
         s.engine_refs["watch"] = {n: seal(getattr(engine, n)) for n in
                                   ("start", "stop", "unasked", "dual_level_open")}
     s.engine, s.student_threads = None, {}
+    s.driver = _THREAD_ID()   # installed before ipykernel, on the thread that will run cells
     s.new_drive = s.current_drive = None
     switch = _keep_record_function_on(s, seal)
     s.import_system = _import_system(s.library)
@@ -1771,13 +1773,18 @@ def _on_drive(frame, s):
     if refs is None or check not in s.matcher["engine_checks"]:
         return
     watch = refs["watch"]
+    nested = "called the grader's oracle.drive inside the check"
+    if _THREAD_ID() != s.driver:
+        # The grader drives from the thread that runs cells, alone: a drive from another
+        # thread is the student's, and never starts or stops a watch (red teams 19 and 20).
+        # During a check, the check is charged for it.
+        if s.engine is not None and nested not in s.engine["problems"]:
+            s.engine["problems"].append(nested)
+        return
     if s.engine is not None:
-        if _runs_under(frame, s.engine["frame"]) or _THREAD_ID() != s.engine["thread"]:
-            # oracle.drive called again inside the check (it is open to student code), under
-            # the check's drive (red team 17) or from another thread while it runs (the
-            # grader drives from one thread only: red team 19): the watch goes on, and the
-            # call is the check's business.
-            nested = "called the grader's oracle.drive inside the check"
+        if _runs_under(frame, s.engine["frame"]):
+            # oracle.drive called again inside the check (it is open to student code): the
+            # watch goes on, and the call is the check's business (red team 17).
             if nested not in s.engine["problems"]:   # seen at its call and at its event
                 s.engine["problems"].append(nested)
             return
